@@ -1,0 +1,2 @@
+//! Placeholder until the demo lands.
+fn main() {}
