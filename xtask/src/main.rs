@@ -1,1 +1,45 @@
-fn main() {}
+//! `cargo xtask`: tool bootstrap and project flows.
+//!
+//! Every flow installs what it needs itself, so a fresh machine (and CI) needs nothing by hand.
+
+mod bootstrap;
+mod flows;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [args]
+
+commands:
+  demo [ARGS]   two model endpoints over a lossy multipath link; ARGS go to the demo (try --help)
+  test          the full test run: bootstrap, fmt, clippy, all tests, vector freshness
+  bootstrap     install the pinned external tools (tshark, Python venv with scapy)
+  bench [ARGS]  criterion benchmarks of the reference model
+  vectors       regenerate the golden vectors under tests/vectors
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let cmd = args.next();
+    let rest: Vec<String> = args.collect();
+    let result = match cmd.as_deref() {
+        Some("demo") => flows::demo(&rest),
+        Some("test") => flows::test(),
+        Some("bootstrap") => bootstrap::all().map(|_| ()),
+        Some("bench") => flows::bench(&rest),
+        Some("vectors") => flows::vectors(false),
+        Some("help") | Some("--help") | Some("-h") | None => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
