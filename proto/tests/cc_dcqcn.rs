@@ -82,7 +82,7 @@ impl Reference {
             self.phases.additive += 1;
             self.rt = (self.rt + self.rai).min(self.line);
         }
-        self.rc = (self.rt + self.rc) / 2;
+        self.rc = (self.rt + self.rc + 1) / 2;
     }
 
     fn send(&mut self, bytes: u64) {
@@ -209,7 +209,7 @@ fn mr_cc_27_dcqcn_first_steps_by_hand() {
 #[test]
 fn mr_cc_27_dcqcn_timer_trajectory_matches_reference() {
     // Timers only: fast recovery, then additive increase towards the (lowered) target, back to line rate
-    // except for the last bit/s: the truncating `(Rt + Rc) / 2` leaves Rc at line_rate - 1 once Rt is there.
+    // exactly (`(Rt + Rc + 1) / 2` rounds up), after which the rate timer stops.
     let s = Scenario {
         params: CcParams::default(),
         cnps: vec![1_000, 100_000, 130_000, 400_000],
@@ -224,8 +224,8 @@ fn mr_cc_27_dcqcn_timer_trajectory_matches_reference() {
         "no byte counter events: hyper increase never starts"
     );
     assert_eq!(m.target_rate_bps(), 100_000_000_000, "Rt back at line rate");
-    assert_eq!(m.rate_bps(), 100_000_000_000 - 1, "Rc one below it");
-    assert!(m.is_limited(), "so the rate timer keeps running");
+    assert_eq!(m.rate_bps(), 100_000_000_000, "Rc back at line rate");
+    assert!(!m.is_limited(), "so the rate timer has stopped");
     assert_eq!(m.cnp_count(), 4);
 }
 
@@ -249,7 +249,8 @@ fn mr_cc_27_dcqcn_byte_counter_and_hyper_increase_match_reference() {
         "{ph:?}"
     );
     assert_eq!(m.target_rate_bps(), 400_000_000_000);
-    assert_eq!(m.rate_bps(), 400_000_000_000 - 1);
+    assert_eq!(m.rate_bps(), 400_000_000_000, "back at line rate exactly");
+    assert!(!m.is_limited());
 }
 
 #[test]

@@ -15,7 +15,7 @@
 //!   - hyper increase if `min(T, BC) >= F`: `Rt = min(Rt + R_HAI, line_rate)`;
 //!   - additive increase otherwise: `Rt = min(Rt + R_AI, line_rate)`;
 //!
-//!   and in every case `Rc = (Rt + Rc) / 2`. `R_AI`/`R_HAI` are the configured 25 Gb/s values times
+//!   and in every case `Rc = (Rt + Rc + 1) / 2`. `R_AI`/`R_HAI` are the configured 25 Gb/s values times
 //!   `line_rate / 25 Gb/s` (at least 1 bit/s).
 //! * Timers are idle until the first CNP. A timer's next deadline is its previous deadline plus its period, so the
 //!   result does not depend on how late `handle_timeout` is called; when both are due at the same instant the
@@ -184,9 +184,10 @@ impl Dcqcn {
                 .saturating_add(self.rai_bps)
                 .min(self.line_rate_bps);
         }
-        // (Rt + Rc) / 2 without overflow.
+        // (Rt + Rc + 1) / 2 without overflow: rounding up lets Rc reach Rt (and line rate) exactly, so the
+        // rate timer stops once the flow is back at line rate.
         let (a, b) = (self.rt_bps, self.rc_bps);
-        self.rc_bps = a / 2 + b / 2 + (a % 2 + b % 2) / 2;
+        self.rc_bps = a / 2 + b / 2 + (a % 2 + b % 2).div_ceil(2);
         if self.rc_bps >= self.line_rate_bps {
             self.next_rate = None;
         }
