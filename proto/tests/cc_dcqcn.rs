@@ -82,7 +82,7 @@ impl Reference {
             self.phases.additive += 1;
             self.rt = (self.rt + self.rai).min(self.line);
         }
-        self.rc = (self.rt + self.rc + 1) / 2;
+        self.rc = (self.rt + self.rc).div_ceil(2);
     }
 
     fn send(&mut self, bytes: u64) {

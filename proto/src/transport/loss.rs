@@ -1,0 +1,574 @@
+//! Sender-side reliability (MR-REL-3, MR-REL-4): the outstanding-packet ring, ACK (CACK + SACK) processing,
+//! loss detection (a) trim NACK, (b) time / RACK, (c) reorder distance, (d) RTO, and the queue of packets to
+//! retransmit.
+//!
+//! The ring holds one [`SentPkt`] per PSN in `[una, nxt)`, indexed by `psn mod capacity`; a packet record holds
+//! what a retransmission needs to rebuild the packet from the message table and memory (no payload copy).
+
+use super::bitmap::AckedBits;
+use super::seq::{diff32, lt32};
+use super::Instant;
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Packet flag: counted in `inflight_bytes`.
+pub const F_INFLIGHT: u8 = 0x01;
+/// Packet flag: declared lost and queued for retransmission.
+pub const F_LOST: u8 = 0x02;
+/// Packet flag: retransmitted at least once.
+pub const F_RTX: u8 = 0x04;
+
+/// Why a packet was declared lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossCause {
+    /// (a) NACK TRIMMED.
+    Trim,
+    /// (b) time-based: a later-sent packet was acknowledged and `srtt + reo_wnd` passed.
+    Time,
+    /// (c) the highest acknowledged PSN is `reorder_distance` or more beyond it.
+    Distance,
+    /// (d) RTO expiry.
+    Rto,
+    /// RNR NACK: the responder asked for a delayed retry.
+    Rnr,
+}
+
+/// What the sender remembers about one transmitted packet (32 bytes with padding).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SentPkt {
+    /// Time of the latest transmission.
+    pub sent: Instant,
+    /// Message sequence number of the packet's message.
+    pub msn: u32,
+    /// Byte offset of the payload in its message.
+    pub offset: u32,
+    /// Payload length.
+    pub len: u32,
+    /// EV-set entry index of the latest transmission.
+    pub path: u8,
+    /// `F_*` flags.
+    pub flags: u8,
+    /// Number of transmissions.
+    pub xmits: u8,
+    /// EV of the latest transmission (a recycle report for an EV no longer in the set is ignored).
+    pub ev: u16,
+}
+
+/// Bytes counted in flight per packet on top of its payload (headers, for the congestion window).
+pub const PKT_OVERHEAD: u64 = 64;
+
+/// Result of processing one ACK.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AckResult {
+    /// Packets newly acknowledged (cumulatively or selectively).
+    pub newly_acked: u32,
+    /// Their payload bytes.
+    pub acked_bytes: u64,
+    /// The cumulative ack advanced.
+    pub cack_advanced: bool,
+    /// The ACK was ignored (CACK beyond what was sent).
+    pub invalid: bool,
+}
+
+/// Outstanding packets of one direction of a connection.
+#[derive(Debug, Clone)]
+pub struct SendWindow {
+    ring: Vec<SentPkt>,
+    mask: u32,
+    una: u32,
+    nxt: u32,
+    acked: AckedBits,
+    lost: VecDeque<u32>,
+    highest_acked: u32,
+    any_acked: bool,
+    rack_sent: Instant,
+    inflight_bytes: u64,
+    reorder_distance: u32,
+    /// RTO deadline, if armed.
+    pub rto_deadline: Option<Instant>,
+    /// Earliest RACK deadline, if any packet is waiting for one.
+    pub rack_deadline: Option<Instant>,
+}
+
+impl SendWindow {
+    /// A ring of `2^log2` packets (8..=16) starting at `isn`.
+    pub fn new(log2: u8, isn: u32, reorder_distance: u32) -> Self {
+        let log2 = log2.clamp(8, 16);
+        let cap = 1u32 << log2;
+        SendWindow {
+            ring: vec![SentPkt::default(); cap as usize],
+            mask: cap - 1,
+            una: isn,
+            nxt: isn,
+            acked: AckedBits::new(log2),
+            lost: VecDeque::with_capacity(cap as usize),
+            highest_acked: isn,
+            any_acked: false,
+            rack_sent: 0,
+            inflight_bytes: 0,
+            reorder_distance: reorder_distance.max(16),
+            rto_deadline: None,
+            rack_deadline: None,
+        }
+    }
+
+    /// Forgets everything and restarts at `isn` (reuses allocations).
+    pub fn reset(&mut self, isn: u32) {
+        self.acked.clear_all();
+        self.lost.clear();
+        self.una = isn;
+        self.nxt = isn;
+        self.highest_acked = isn;
+        self.any_acked = false;
+        self.rack_sent = 0;
+        self.inflight_bytes = 0;
+        self.rto_deadline = None;
+        self.rack_deadline = None;
+    }
+
+    /// Ring capacity (the most packets that can be outstanding).
+    pub fn capacity(&self) -> u32 {
+        self.mask + 1
+    }
+
+    /// Oldest unacknowledged PSN (the peer's cumulative ack).
+    pub fn una(&self) -> u32 {
+        self.una
+    }
+
+    /// Next PSN to assign.
+    pub fn nxt(&self) -> u32 {
+        self.nxt
+    }
+
+    /// Number of PSNs in `[una, nxt)`.
+    pub fn outstanding(&self) -> u32 {
+        self.nxt.wrapping_sub(self.una)
+    }
+
+    /// Payload + overhead bytes of packets in flight (sent, not acked, not declared lost).
+    pub fn inflight_bytes(&self) -> u64 {
+        self.inflight_bytes
+    }
+
+    /// True if a new PSN may be assigned under a peer window of `peer_window` packets.
+    pub fn can_send_new(&self, peer_window: u32) -> bool {
+        self.outstanding() < peer_window.min(self.capacity())
+    }
+
+    /// True if packets wait for retransmission.
+    pub fn has_lost(&self) -> bool {
+        !self.lost.is_empty()
+    }
+
+    /// The record of `psn` if it is outstanding.
+    pub fn get(&self, psn: u32) -> Option<&SentPkt> {
+        let d = diff32(psn, self.una);
+        (d >= 0 && lt32(psn, self.nxt)).then(|| &self.ring[(psn & self.mask) as usize])
+    }
+
+    /// True if `psn` is outstanding and acknowledged selectively.
+    pub fn is_acked(&self, psn: u32) -> bool {
+        self.get(psn).is_some() && self.acked.get(psn)
+    }
+
+    /// Records a first transmission; returns its PSN. Arms the RTO if it was not armed.
+    pub fn on_send(&mut self, now: Instant, mut pkt: SentPkt, rto: u64) -> u32 {
+        let psn = self.nxt;
+        pkt.sent = now;
+        pkt.flags = F_INFLIGHT;
+        pkt.xmits = 1;
+        self.inflight_bytes += pkt.len as u64 + PKT_OVERHEAD;
+        self.ring[(psn & self.mask) as usize] = pkt;
+        self.acked.clear(psn);
+        self.nxt = psn.wrapping_add(1);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + rto);
+        }
+        psn
+    }
+
+    /// Pops the next PSN to retransmit (skipping any acknowledged meanwhile).
+    pub fn pop_lost(&mut self) -> Option<u32> {
+        while let Some(psn) = self.lost.pop_front() {
+            if self.get(psn).is_some() && !self.acked.get(psn) {
+                let e = &mut self.ring[(psn & self.mask) as usize];
+                if e.flags & F_LOST != 0 {
+                    e.flags &= !F_LOST;
+                    return Some(psn);
+                }
+            }
+        }
+        None
+    }
+
+    /// Puts a PSN back at the head of the retransmission queue (transmission was not possible after all).
+    pub fn unpop_lost(&mut self, psn: u32) {
+        if let Some(e) = self.get(psn).copied() {
+            if e.flags & F_LOST == 0 && !self.acked.get(psn) {
+                self.ring[(psn & self.mask) as usize].flags |= F_LOST;
+                self.lost.push_front(psn);
+            }
+        }
+    }
+
+    /// Records a retransmission of `psn` on entry `path`. Arms the RTO if needed.
+    pub fn on_retransmit(&mut self, now: Instant, psn: u32, path: u8, ev: u16, rto: u64) {
+        if self.get(psn).is_none() {
+            return;
+        }
+        let e = &mut self.ring[(psn & self.mask) as usize];
+        e.sent = now;
+        e.path = path;
+        e.ev = ev;
+        e.xmits = e.xmits.saturating_add(1);
+        e.flags |= F_RTX;
+        if e.flags & F_INFLIGHT == 0 {
+            e.flags |= F_INFLIGHT;
+            self.inflight_bytes += e.len as u64 + PKT_OVERHEAD;
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + rto);
+        }
+    }
+
+    /// Declares `psn` lost (if outstanding, unacked and not already queued); returns its record if it was.
+    pub fn mark_lost(&mut self, psn: u32) -> Option<SentPkt> {
+        if self.get(psn).is_none() || self.acked.get(psn) {
+            return None;
+        }
+        let e = &mut self.ring[(psn & self.mask) as usize];
+        if e.flags & F_LOST != 0 {
+            return None;
+        }
+        e.flags |= F_LOST;
+        if e.flags & F_INFLIGHT != 0 {
+            e.flags &= !F_INFLIGHT;
+            self.inflight_bytes = self
+                .inflight_bytes
+                .saturating_sub(e.len as u64 + PKT_OVERHEAD);
+        }
+        let out = *e;
+        self.lost.push_back(psn);
+        Some(out)
+    }
+
+    fn ack_one(&mut self, psn: u32, res: &mut AckResult, credit: &mut impl FnMut(&SentPkt)) {
+        let e = self.ring[(psn & self.mask) as usize];
+        res.newly_acked += 1;
+        res.acked_bytes += e.len as u64;
+        if e.flags & F_INFLIGHT != 0 {
+            self.inflight_bytes = self
+                .inflight_bytes
+                .saturating_sub(e.len as u64 + PKT_OVERHEAD);
+        }
+        self.ring[(psn & self.mask) as usize].flags &= !(F_INFLIGHT | F_LOST);
+        if e.sent > self.rack_sent {
+            self.rack_sent = e.sent;
+        }
+        if !self.any_acked || lt32(self.highest_acked, psn) {
+            self.highest_acked = psn;
+            self.any_acked = true;
+        }
+        credit(&e);
+    }
+
+    /// Processes an ACK: cumulative ack `cack`, SACK block `sack` (bit i = `sack_base + i`, byte i/8, mask
+    /// `1 << (i%8)`). `credit` is called once per newly acknowledged packet. Re-arms or disarms the RTO.
+    pub fn on_ack(
+        &mut self,
+        now: Instant,
+        cack: u32,
+        sack_base: u32,
+        sack: &[u8; 32],
+        rto: u64,
+        mut credit: impl FnMut(&SentPkt),
+    ) -> AckResult {
+        let mut res = AckResult::default();
+        if lt32(self.nxt, cack) {
+            res.invalid = true;
+            return res;
+        }
+        // Cumulative part.
+        while lt32(self.una, cack) {
+            let psn = self.una;
+            if !self.acked.get(psn) {
+                self.ack_one(psn, &mut res, &mut credit);
+            }
+            self.acked.clear(psn);
+            self.una = psn.wrapping_add(1);
+            res.cack_advanced = true;
+        }
+        // Selective part: only bits for PSNs in (una, nxt).
+        for (k, chunk) in sack.chunks_exact(8).enumerate() {
+            let mut w = u64::from_le_bytes([
+                chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+            ]);
+            while w != 0 {
+                let i = w.trailing_zeros();
+                w &= w - 1;
+                let psn = sack_base.wrapping_add(k as u32 * 64 + i);
+                if diff32(psn, self.una) > 0 && lt32(psn, self.nxt) && self.acked.set(psn) {
+                    self.ack_one(psn, &mut res, &mut credit);
+                }
+            }
+        }
+        if res.cack_advanced {
+            self.rto_deadline = if self.outstanding() > 0 {
+                Some(now + rto)
+            } else {
+                None
+            };
+        }
+        if self.outstanding() == 0 {
+            self.rack_deadline = None;
+        }
+        res
+    }
+
+    /// Loss detection (b) and (c) over the holes below the highest acknowledged PSN (MR-REL-4). Declared losses
+    /// are queued and reported to `on_lost`; the earliest pending time deadline is stored in `rack_deadline`.
+    pub fn detect_losses(
+        &mut self,
+        now: Instant,
+        srtt: u64,
+        reo_wnd: u64,
+        mut on_lost: impl FnMut(u32, &SentPkt, LossCause),
+    ) {
+        self.rack_deadline = None;
+        if !self.any_acked || !lt32(self.una, self.highest_acked) {
+            return;
+        }
+        let mut psn = self.una;
+        while lt32(psn, self.highest_acked) {
+            let e = self.ring[(psn & self.mask) as usize];
+            if !self.acked.get(psn) && e.flags & F_LOST == 0 {
+                let dist = self.highest_acked.wrapping_sub(psn);
+                let cause = if dist >= self.reorder_distance {
+                    Some(LossCause::Distance)
+                } else if e.sent < self.rack_sent {
+                    let deadline = e.sent + srtt + reo_wnd;
+                    if now >= deadline {
+                        Some(LossCause::Time)
+                    } else {
+                        self.rack_deadline =
+                            Some(self.rack_deadline.map_or(deadline, |d| d.min(deadline)));
+                        None
+                    }
+                } else {
+                    None
+                };
+                if let Some(c) = cause {
+                    if let Some(rec) = self.mark_lost(psn) {
+                        on_lost(psn, &rec, c);
+                    }
+                }
+            }
+            psn = psn.wrapping_add(1);
+        }
+    }
+
+    /// RTO expiry (d): every unacknowledged, not-yet-queued packet sent at or before `now - rto` is declared
+    /// lost. Re-arms the RTO for the oldest remaining in-flight packet. Returns the number declared lost.
+    pub fn on_rto(
+        &mut self,
+        now: Instant,
+        rto: u64,
+        mut on_lost: impl FnMut(u32, &SentPkt),
+    ) -> u32 {
+        let mut n = 0;
+        let mut oldest: Option<Instant> = None;
+        let mut psn = self.una;
+        while lt32(psn, self.nxt) {
+            let e = self.ring[(psn & self.mask) as usize];
+            if !self.acked.get(psn) && e.flags & F_LOST == 0 {
+                if e.sent.saturating_add(rto) <= now {
+                    if let Some(rec) = self.mark_lost(psn) {
+                        on_lost(psn, &rec);
+                        n += 1;
+                    }
+                } else {
+                    oldest = Some(oldest.map_or(e.sent, |o| o.min(e.sent)));
+                }
+            }
+            psn = psn.wrapping_add(1);
+        }
+        self.rto_deadline = if n > 0 {
+            Some(now + rto)
+        } else {
+            oldest.map(|o| o + rto).or(if self.outstanding() > 0 {
+                Some(now + rto)
+            } else {
+                None
+            })
+        };
+        n
+    }
+
+    /// Iterates the records of all outstanding, unacknowledged packets (error flushing, reopen).
+    pub fn unacked(&self) -> impl Iterator<Item = (u32, &SentPkt)> + '_ {
+        (0..self.outstanding()).filter_map(move |i| {
+            let psn = self.una.wrapping_add(i);
+            (!self.acked.get(psn)).then(|| (psn, &self.ring[(psn & self.mask) as usize]))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(msn: u32, len: u32) -> SentPkt {
+        SentPkt {
+            msn,
+            len,
+            ..Default::default()
+        }
+    }
+
+    fn sack_of(base: u32, psns: &[u32]) -> [u8; 32] {
+        let mut b = [0u8; 32];
+        for &p in psns {
+            let i = p.wrapping_sub(base);
+            b[(i / 8) as usize] |= 1 << (i % 8);
+        }
+        b
+    }
+
+    fn window_with(n: u32, isn: u32, spacing: u64) -> SendWindow {
+        let mut w = SendWindow::new(8, isn, 16);
+        for i in 0..n {
+            w.on_send(i as u64 * spacing, pkt(0, 100), 1_000_000);
+        }
+        w
+    }
+
+    #[test]
+    fn mr_rel_4_cack_and_sack_credit_once() {
+        let isn = u32::MAX - 2; // wraps during the test
+        let mut w = window_with(8, isn, 10);
+        let mut credited = Vec::new();
+        let r = w.on_ack(
+            100,
+            isn.wrapping_add(2),
+            isn.wrapping_add(2),
+            &sack_of(isn.wrapping_add(2), &[isn.wrapping_add(4)]),
+            1000,
+            |p| credited.push(p.len),
+        );
+        assert_eq!(r.newly_acked, 3);
+        assert!(r.cack_advanced);
+        assert_eq!(w.una(), isn.wrapping_add(2));
+        assert!(w.is_acked(isn.wrapping_add(4)));
+        // The same ACK again credits nothing.
+        let r = w.on_ack(
+            101,
+            isn.wrapping_add(2),
+            isn.wrapping_add(2),
+            &sack_of(isn.wrapping_add(2), &[isn.wrapping_add(4)]),
+            1000,
+            |p| credited.push(p.len),
+        );
+        assert_eq!(r.newly_acked, 0);
+        // CACK passing a SACKed PSN does not credit it twice.
+        let r = w.on_ack(
+            102,
+            isn.wrapping_add(5),
+            isn.wrapping_add(5),
+            &[0; 32],
+            1000,
+            |p| credited.push(p.len),
+        );
+        assert_eq!(r.newly_acked, 2);
+        assert_eq!(credited.len(), 5);
+        // A CACK beyond what was sent is rejected.
+        assert!(
+            w.on_ack(103, isn.wrapping_add(100), isn, &[0; 32], 1000, |_| {})
+                .invalid
+        );
+        assert_eq!(w.inflight_bytes(), 3 * (100 + PKT_OVERHEAD));
+    }
+
+    #[test]
+    fn mr_rel_4a_trim_nack_marks_lost_and_queues() {
+        let mut w = window_with(4, 0, 10);
+        assert!(w.mark_lost(2).is_some());
+        assert!(w.mark_lost(2).is_none(), "queued once");
+        assert!(w.mark_lost(9).is_none(), "not outstanding");
+        assert_eq!(w.pop_lost(), Some(2));
+        assert_eq!(w.pop_lost(), None);
+        w.on_retransmit(50, 2, 3, 0x1234, 1000);
+        assert_eq!(w.get(2).unwrap().xmits, 2);
+        assert_eq!(w.get(2).unwrap().path, 3);
+    }
+
+    #[test]
+    fn mr_rel_4b_time_based_rack() {
+        // Packets 0..4 sent at t=0,10,20,30. ACK at t=40 sacks PSN 3 (sent at 30) with CACK 0.
+        let mut w = window_with(4, 0, 10);
+        w.on_ack(40, 0, 0, &sack_of(0, &[3]), 1000, |_| {});
+        let mut lost = Vec::new();
+        // srtt 100, reo 25: P0 deadline 125, P1 135, P2 145.
+        w.detect_losses(40, 100, 25, |p, _, c| lost.push((p, c)));
+        assert!(lost.is_empty());
+        assert_eq!(w.rack_deadline, Some(125));
+        w.detect_losses(130, 100, 25, |p, _, c| lost.push((p, c)));
+        assert_eq!(lost, [(0, LossCause::Time)]);
+        assert_eq!(w.rack_deadline, Some(135));
+        w.detect_losses(1000, 100, 25, |p, _, c| lost.push((p, c)));
+        assert_eq!(
+            lost,
+            [
+                (0, LossCause::Time),
+                (1, LossCause::Time),
+                (2, LossCause::Time)
+            ]
+        );
+        assert_eq!(w.rack_deadline, None);
+    }
+
+    #[test]
+    fn mr_rel_4b_not_lost_when_acked_packet_was_sent_earlier() {
+        // P0 retransmitted at t=100; P1 (sent t=10) acked: P0 was sent after P1, so (b) must not fire for it.
+        let mut w = window_with(3, 0, 10);
+        w.mark_lost(0);
+        w.pop_lost();
+        w.on_retransmit(100, 0, 1, 0, 1000);
+        w.on_ack(110, 0, 0, &sack_of(0, &[1]), 1000, |_| {});
+        let mut lost = Vec::new();
+        w.detect_losses(10_000, 10, 10, |p, _, c| lost.push((p, c)));
+        assert!(lost.is_empty());
+    }
+
+    #[test]
+    fn mr_rel_4c_reorder_distance() {
+        let mut w = window_with(40, 0, 1);
+        // Everything sent at about the same time; ack PSN 20 only. reorder_distance 16: PSNs 0..=4 are lost by
+        // distance, 5..=19 are not (yet) lost by distance, but by time only once now >= sent + srtt + reo.
+        w.on_ack(50, 0, 0, &sack_of(0, &[20]), 1000, |_| {});
+        let mut lost = Vec::new();
+        w.detect_losses(50, 1000, 250, |p, _, c| lost.push((p, c)));
+        assert_eq!(
+            lost.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4]
+        );
+        assert!(lost.iter().all(|x| x.1 == LossCause::Distance));
+    }
+
+    #[test]
+    fn mr_rel_4d_rto_marks_old_packets() {
+        let mut w = window_with(4, 0, 100); // sent at 0,100,200,300
+        assert_eq!(w.rto_deadline, Some(1_000_000));
+        let mut lost = Vec::new();
+        let n = w.on_rto(250, 100, |p, _| lost.push(p));
+        assert_eq!(n, 2);
+        assert_eq!(lost, [0, 1]);
+        assert_eq!(w.rto_deadline, Some(350));
+        // Re-marking does not happen for queued packets.
+        let n = w.on_rto(260, 100, |p, _| lost.push(p));
+        assert_eq!(n, 0);
+        assert_eq!(w.rto_deadline, Some(300)); // oldest remaining in flight sent at 200
+        assert_eq!(w.inflight_bytes(), 2 * (100 + PKT_OVERHEAD));
+    }
+}

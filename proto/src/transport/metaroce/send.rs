@@ -1,0 +1,723 @@
+//! MetaRoCE requester / sender side (MR-REL-*, MR-PATH-*, MR-CC-*): segmentation of the send queue into
+//! packets that each carry full placement information, retransmissions before new data, the receive-window
+//! and congestion-window gates, pacing, EV choice per packet, ACK and NACK processing, and the timers.
+
+use super::super::cc::{Cc, CongestionControl};
+use super::super::endpoint::Ctx;
+use super::super::loss::{LossCause, SentPkt};
+use super::super::memory::Memory;
+use super::super::path::PathSet;
+use super::super::path::{ev_to_port, port_to_ev, RecycleCause};
+use super::super::plan::{PlanHeaders, TransmitPlan};
+use super::super::qp::{MsgKind, QpCore, QpState, SendMsg};
+use super::super::stats::Stats;
+use super::super::verbs::WcStatus;
+use super::super::{EndpointConfig, Instant};
+use super::conn::{Conn, ConnState, PendingCtrl};
+use super::{close_conn, l2l3, open_conn, recv};
+use crate::wire::packet::{MetaRoceRepr, TypeRepr};
+use crate::wire::{
+    AckRepr, CtrlCode, CtrlRepr, DataFlags, DataRepr, MbhFlags, MbhRepr, NackCode, NackRepr,
+    Opcode, OpenRepr, PacketType,
+};
+
+/// Wire opcode of a message kind.
+fn opcode_of(k: MsgKind) -> Opcode {
+    match k {
+        MsgKind::Write => Opcode::Write,
+        MsgKind::WriteImm => Opcode::WriteImm,
+        MsgKind::Send => Opcode::Send,
+        MsgKind::SendImm => Opcode::SendImm,
+        MsgKind::Read => Opcode::ReadReq,
+        MsgKind::ReadResp => Opcode::ReadResp,
+    }
+}
+
+/// Number of started (MSN-assigned) messages at the head of the send queue.
+fn started_msgs(core: &QpCore) -> usize {
+    core.seg_idx + core.sq.get(core.seg_idx).map_or(0, |m| m.started as usize)
+}
+
+/// True if the sender may start or continue new data now (window, cwnd, pacing, message limit).
+fn can_send_new(cfg: &EndpointConfig, core: &QpCore, conn: &Conn, now: Instant) -> bool {
+    let Some(m) = core.sq.get(core.seg_idx) else {
+        return false;
+    };
+    if !m.started && started_msgs(core) as u32 >= cfg.max_outstanding_msgs {
+        return false;
+    }
+    conn.snd.can_send_new(conn.peer_window()) && cwnd_allows(conn) && now >= conn.next_send_at
+}
+
+fn cwnd_allows(conn: &Conn) -> bool {
+    let inflight = conn.snd.inflight_bytes();
+    inflight == 0 || inflight < conn.cc.cwnd()
+}
+
+fn can_retransmit(conn: &Conn, now: Instant) -> bool {
+    conn.snd.has_lost() && now >= conn.rnr_until && now >= conn.next_send_at && cwnd_allows(conn)
+}
+
+/// True if the QP has a frame to send at `now`.
+pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
+    if conn.state == ConnState::Closed {
+        return false;
+    }
+    if conn.ack_now
+        || conn.announce
+        || !conn.nacks.is_empty()
+        || conn.ctrl == PendingCtrl::Close && conn.close_deadline.is_none()
+    {
+        return true;
+    }
+    if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
+        return false;
+    }
+    can_retransmit(conn, now)
+        || core.sq.get(core.seg_idx).is_some()
+            && conn.snd.can_send_new(conn.peer_window())
+            && cwnd_allows(conn)
+            && now >= conn.next_send_at
+}
+
+/// Earliest deadline among the QP's timers.
+pub(crate) fn next_deadline(
+    cfg: &EndpointConfig,
+    core: &QpCore,
+    conn: &Conn,
+    now: Instant,
+) -> Option<Instant> {
+    let mut d: Option<Instant> = None;
+    let mut add = |t: Option<Instant>| {
+        if let Some(t) = t {
+            d = Some(d.map_or(t, |x| x.min(t)));
+        }
+    };
+    match conn.state {
+        ConnState::Closed => return None,
+        ConnState::Closing => add(conn.close_deadline),
+        ConnState::Open => {
+            add(conn.snd.rto_deadline);
+            add(conn.snd.rack_deadline);
+            add(conn.ack_deadline);
+            add(conn.reopen_at);
+            add(conn.cc.poll_timeout());
+            let has_work = conn.snd.has_lost() || core.sq.get(core.seg_idx).is_some();
+            if has_work && core.state == QpState::Rts {
+                // Release times only matter while they are in the future.
+                if conn.next_send_at > now {
+                    add(Some(conn.next_send_at));
+                }
+                if conn.snd.has_lost() && conn.rnr_until > now {
+                    add(Some(conn.rnr_until));
+                }
+            }
+            if conn.is_quiet(core.sq.is_empty()) {
+                add(Some(conn.last_activity.saturating_add(cfg.idle_close_ns)));
+            }
+        }
+    }
+    d
+}
+
+/// Builds a DATA packet plan for `len` bytes at `offset` of message `m` with PSN `psn`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn data_plan(
+    cfg: &EndpointConfig,
+    stats: &mut Stats,
+    core: &QpCore,
+    conn: &Conn,
+    m: &SendMsg,
+    offset: u32,
+    len: u32,
+    psn: u32,
+    ev: u16,
+    rtx: bool,
+    now: Instant,
+) -> Option<TransmitPlan> {
+    let remote = core.remote?;
+    let mut dflags = DataFlags::EMPTY;
+    if offset == 0 {
+        dflags |= DataFlags::FIRST;
+    }
+    let last = m.kind == MsgKind::Read || offset.saturating_add(len) >= m.len;
+    if last {
+        dflags |= DataFlags::LAST;
+        if m.solicited {
+            dflags |= DataFlags::SE;
+        }
+    }
+    let (addr, key, payload_addr) = match m.kind {
+        MsgKind::Write | MsgKind::WriteImm => (
+            m.remote_addr.wrapping_add(offset as u64),
+            m.rkey,
+            m.local.addr,
+        ),
+        MsgKind::Send | MsgKind::SendImm => (offset as u64, m.ssn, m.local.addr),
+        MsgKind::Read => (m.remote_addr, m.rkey, 0),
+        MsgKind::ReadResp => (offset as u64, m.rkey, m.local.addr),
+    };
+    let mut flags = MbhFlags::EMPTY;
+    if rtx {
+        flags |= MbhFlags::RTX;
+    }
+    if last {
+        flags |= MbhFlags::AR;
+    }
+    let open = if conn.syn_pending {
+        flags |= MbhFlags::SYN;
+        Some(OpenRepr {
+            scid: conn.cid,
+            wlog: cfg.window_log2,
+            isn: conn.snd_isn,
+            target_qpn: remote.qpn,
+            mtu_log: cfg.mtu_log2(),
+        })
+    } else {
+        None
+    };
+    let m_repr = MetaRoceRepr {
+        mbh: MbhRepr {
+            ptype: PacketType::Data,
+            flags,
+            payload_len: len as u16,
+            dcid: conn.peer_cid,
+            hlen: 0,
+            psn,
+            ts: now as u32,
+        },
+        ty: TypeRepr::Data(DataRepr {
+            opcode: opcode_of(m.kind),
+            flags: dflags,
+            msn: m.msn,
+            addr,
+            key,
+            msg_len: m.len,
+            imm: if matches!(m.kind, MsgKind::WriteImm | MsgKind::SendImm) {
+                Some(m.imm.unwrap_or(0))
+            } else {
+                None
+            },
+        }),
+        open,
+    };
+    let v6 = remote.ip.is_ipv6();
+    let ty_len = if matches!(m.kind, MsgKind::WriteImm | MsgKind::SendImm) {
+        28
+    } else {
+        24
+    };
+    let plen = if m.kind == MsgKind::Read { 0 } else { len };
+    stats.tx_bytes += super::frame_bytes(cfg, v6, ty_len, conn.syn_pending, plen);
+    Some(TransmitPlan {
+        qpn: core.qpn,
+        l: l2l3(cfg, remote.mac, remote.ip, cfg.dscp_data, ev_to_port(ev)),
+        headers: PlanHeaders::MetaRoce(m_repr),
+        payload_addr: payload_addr.wrapping_add(offset as u64),
+        payload_len: if m.kind == MsgKind::Read { 0 } else { len },
+    })
+}
+
+fn ctrl_plan(
+    cfg: &EndpointConfig,
+    stats: &mut Stats,
+    core: &QpCore,
+    conn: &Conn,
+    m: MetaRoceRepr,
+    sport: u16,
+) -> Option<TransmitPlan> {
+    let remote = core.remote?;
+    if conn.state == ConnState::Closed {
+        return None;
+    }
+    stats.tx_bytes += super::frame_bytes(cfg, remote.ip.is_ipv6(), m.ty.buffer_len(), false, 0);
+    Some(TransmitPlan {
+        qpn: core.qpn,
+        l: l2l3(cfg, remote.mac, remote.ip, cfg.dscp_ctrl, sport),
+        headers: PlanHeaders::MetaRoce(m),
+        payload_addr: 0,
+        payload_len: 0,
+    })
+}
+
+/// Produces the next frame of this connection: ACK, NACK, CLOSE, retransmission, new data — in that order.
+#[inline]
+pub(crate) fn poll_transmit<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    qp_idx: u32,
+    now: Instant,
+) -> Option<TransmitPlan> {
+    let _ = qp_idx;
+    if conn.state == ConnState::Closed {
+        return None;
+    }
+    if conn.ack_now {
+        let plan = recv::build_ack(ctx, core, conn, now);
+        if plan.is_some() {
+            return plan;
+        }
+    }
+    if conn.announce {
+        // CTRL OPEN: tells the opener this side's window (ACKs do not carry it), CID and ISN.
+        conn.announce = false;
+        let remote = core.remote?;
+        let m = MetaRoceRepr {
+            mbh: MbhRepr {
+                ptype: PacketType::Ctrl,
+                flags: MbhFlags::SYN,
+                payload_len: 0,
+                dcid: conn.peer_cid,
+                hlen: 0,
+                psn: conn.snd.nxt(),
+                ts: now as u32,
+            },
+            ty: TypeRepr::Ctrl(CtrlRepr {
+                scid: conn.cid,
+                code: CtrlCode::Open,
+                echo_ts: conn.ack_ts,
+                aux: 0,
+            }),
+            open: Some(OpenRepr {
+                scid: conn.cid,
+                wlog: ctx.cfg.window_log2,
+                isn: conn.snd_isn,
+                target_qpn: remote.qpn,
+                mtu_log: ctx.cfg.mtu_log2(),
+            }),
+        };
+        let sport = ev_to_port(conn.paths.ev(0));
+        ctx.stats.tx_bytes += 12; // the Open extension
+        return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, sport);
+    }
+    if let Some(n) = conn.nacks.pop_front() {
+        ctx.stats.nacks_sent[n.code as usize] += 1;
+        let m = MetaRoceRepr {
+            mbh: MbhRepr {
+                ptype: PacketType::Nack,
+                flags: MbhFlags::EMPTY,
+                payload_len: 0,
+                dcid: conn.peer_cid,
+                hlen: 0,
+                psn: n.psn,
+                ts: now as u32,
+            },
+            ty: TypeRepr::Nack(NackRepr {
+                scid: conn.cid,
+                code: n.code,
+                echo_ts: n.echo_ts,
+                aux: n.aux,
+            }),
+            open: None,
+        };
+        return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, n.ev);
+    }
+    if conn.ctrl == PendingCtrl::Close && conn.close_deadline.is_none() {
+        conn.close_deadline = Some(now + ctx.cfg.close_rto_ns);
+        conn.close_tries = conn.close_tries.saturating_add(1);
+        let m = MetaRoceRepr {
+            mbh: MbhRepr {
+                ptype: PacketType::Ctrl,
+                flags: MbhFlags::EMPTY,
+                payload_len: 0,
+                dcid: conn.peer_cid,
+                hlen: 0,
+                psn: conn.snd.nxt(),
+                ts: now as u32,
+            },
+            ty: TypeRepr::Ctrl(CtrlRepr {
+                scid: conn.cid,
+                code: CtrlCode::Close,
+                echo_ts: 0,
+                aux: conn.snd.nxt(),
+            }),
+            open: None,
+        };
+        let sport = ev_to_port(conn.paths.ev(0));
+        return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, sport);
+    }
+    if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
+        return None;
+    }
+    // Retransmissions first (MR-REL-5).
+    if can_retransmit(conn, now) {
+        while let Some(psn) = conn.snd.pop_lost() {
+            let Some(rec) = conn.snd.get(psn).copied() else {
+                continue;
+            };
+            let Some(i) = core.msg_index(rec.msn) else {
+                continue;
+            };
+            let (path, ev) = conn.paths.choose(Some(rec.path));
+            let rto = conn.rtt.rto();
+            conn.snd.on_retransmit(now, psn, path, ev, rto);
+            let m = core.sq[i];
+            let plan = data_plan(
+                ctx.cfg, ctx.stats, core, conn, &m, rec.offset, rec.len, psn, ev, true, now,
+            );
+            after_data_sent(ctx, conn, rec.len, now);
+            return plan;
+        }
+    }
+    if !can_send_new(ctx.cfg, core, conn, now) {
+        return None;
+    }
+    let i = core.seg_idx;
+    let mtu = ctx.cfg.mtu;
+    let m = core.sq.get_mut(i)?;
+    if !m.started {
+        m.started = true;
+        m.msn = conn.next_msn;
+        conn.next_msn = conn.next_msn.wrapping_add(1);
+        if m.kind.consumes_wqe() {
+            m.ssn = conn.next_ssn;
+            conn.next_ssn = conn.next_ssn.wrapping_add(1);
+        }
+        m.first_psn = conn.snd.nxt();
+    }
+    let off = m.seg_off;
+    let len = if m.kind == MsgKind::Read {
+        0
+    } else {
+        (m.len - off).min(mtu)
+    };
+    m.seg_off = off + len;
+    if m.kind == MsgKind::Read || m.seg_off >= m.len {
+        m.seg_done = true;
+        core.seg_idx += 1;
+    }
+    let m = core.sq[i];
+    let (path, ev) = conn.paths.choose(None);
+    let rto = conn.rtt.rto();
+    let psn = conn.snd.on_send(
+        now,
+        SentPkt {
+            msn: m.msn,
+            offset: off,
+            len,
+            path,
+            ev,
+            ..Default::default()
+        },
+        rto,
+    );
+    let plan = data_plan(
+        ctx.cfg, ctx.stats, core, conn, &m, off, len, psn, ev, false, now,
+    );
+    after_data_sent(ctx, conn, len, now);
+    plan
+}
+
+fn after_data_sent<M: Memory>(ctx: &mut Ctx<'_, M>, conn: &mut Conn, len: u32, now: Instant) {
+    let bytes = len as u64 + super::super::loss::PKT_OVERHEAD;
+    conn.cc.on_send(now, bytes);
+    let gap = conn.cc.pacing_gap_ns(bytes);
+    conn.next_send_at = if gap == 0 { 0 } else { now + gap };
+    conn.last_activity = now;
+    ctx.stats.tx_data_packets += 1;
+    ctx.stats.tx_payload_bytes += len as u64;
+}
+
+/// Moves the QP to error because of message `msn` (MR-SEM-5) and stops all retransmission.
+pub(crate) fn fail_qp<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    msn: Option<u32>,
+    status: WcStatus,
+) {
+    if core.enter_error(msn, status, ctx.events) {
+        let nxt = conn.snd.nxt();
+        conn.snd.reset(nxt);
+    }
+}
+
+/// MSN of the oldest unfinished started message.
+fn oldest_started_msn(core: &QpCore) -> Option<u32> {
+    core.sq
+        .iter()
+        .find(|m| m.started && !m.done())
+        .map(|m| m.msn)
+}
+
+/// Processes an ACK for this connection's send direction (MR-REL-3/4, MR-PATH-2, MR-CC-1).
+pub(crate) fn on_ack<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    now: Instant,
+    mbh: &MbhRepr,
+    a: &AckRepr,
+) {
+    ctx.stats.rx_acks += 1;
+    conn.syn_pending = false; // MR-CONN-2: any ACK ends the SYN phase of this direction.
+    if conn.peer_cid == 0 {
+        conn.peer_cid = a.scid;
+    }
+    if conn.state == ConnState::Closing && conn.snd.outstanding() > 0 {
+        conn.state = ConnState::Open;
+    }
+    let sample = (now as u32).wrapping_sub(a.echo_ts) as u64;
+    let sample_ok = sample < (1 << 31);
+    if sample_ok {
+        conn.rtt.on_sample(now, sample.max(1));
+    }
+    let ece = a.flags.contains(crate::wire::AckFlags::ECE);
+    let rto = conn.rtt.rto();
+    let res = conn.snd.on_ack(
+        now,
+        mbh.psn,
+        a.sack_base,
+        &a.sack.0,
+        rto,
+        |pkt: &SentPkt| {
+            if let Some(i) = core.msg_index(pkt.msn) {
+                core.sq[i].acked_pkts += 1;
+            }
+        },
+    );
+    if res.invalid {
+        ctx.stats.drops.invalid += 1;
+        return;
+    }
+    if res.newly_acked > 0 {
+        conn.rto_retries = 0;
+        conn.reopens = 0;
+        conn.last_activity = now;
+    }
+    if res.cack_advanced {
+        conn.rnr_count = 0;
+    }
+    if ece {
+        ctx.stats.ece_received += 1;
+        let ev = port_to_ev(a.echo_ev);
+        if let Some(idx) = conn.paths.index_of(ev) {
+            if conn.paths.recycle(idx, ev, RecycleCause::Ece) {
+                ctx.stats.path_recycles += 1;
+            }
+        }
+    }
+    if res.newly_acked > 0 || ece {
+        conn.cc
+            .on_ack(now, res.acked_bytes, sample_ok.then_some(sample), ece);
+    }
+    detect(ctx, conn, now);
+    core.retire_done(ctx.events);
+    if conn.rcv_init {
+        // A retired READ response may make room for a stalled READ request.
+        recv::deliver(ctx, core, conn, now);
+    }
+}
+
+fn on_lost(
+    stats: &mut Stats,
+    paths: &mut PathSet,
+    cc: &mut Cc,
+    rec: &SentPkt,
+    cause: LossCause,
+    now: Instant,
+) {
+    let r = &mut stats.retransmits;
+    match cause {
+        LossCause::Trim => r.trim += 1,
+        LossCause::Time => r.time += 1,
+        LossCause::Distance => r.distance += 1,
+        LossCause::Rto => r.rto += 1,
+        LossCause::Rnr => r.rnr += 1,
+    }
+    let rc = match cause {
+        LossCause::Trim => Some(RecycleCause::Trim),
+        LossCause::Rnr => None,
+        _ => Some(RecycleCause::Loss),
+    };
+    if let Some(rc) = rc {
+        if paths.recycle(rec.path, rec.ev, rc) {
+            stats.path_recycles += 1;
+        }
+    }
+    match cause {
+        LossCause::Trim => cc.on_nack_trim(now),
+        LossCause::Time | LossCause::Distance => cc.on_loss(now),
+        _ => {}
+    }
+}
+
+fn detect<M: Memory>(ctx: &mut Ctx<'_, M>, conn: &mut Conn, now: Instant) {
+    let srtt = conn.rtt.srtt();
+    let reo = conn.rtt.reo_wnd();
+    let Conn { snd, paths, cc, .. } = conn;
+    let stats = &mut *ctx.stats;
+    snd.detect_losses(now, srtt, reo, |_, rec, c| {
+        on_lost(stats, paths, cc, rec, c, now)
+    });
+}
+
+/// Processes a NACK (MR-REL-4a, MR-SEM-4/5).
+pub(crate) fn on_nack<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    qp_idx: u32,
+    now: Instant,
+    mbh: &MbhRepr,
+    n: &NackRepr,
+) {
+    ctx.stats.nacks_received[n.code as usize] += 1;
+    if conn.peer_cid == 0 {
+        conn.peer_cid = n.scid;
+    }
+    let psn = mbh.psn;
+    match n.code {
+        NackCode::Trimmed => {
+            if let Some(rec) = conn.snd.mark_lost(psn) {
+                on_lost(
+                    ctx.stats,
+                    &mut conn.paths,
+                    &mut conn.cc,
+                    &rec,
+                    LossCause::Trim,
+                    now,
+                );
+            }
+        }
+        NackCode::Rnr => {
+            if let Some(rec) = conn.snd.mark_lost(psn) {
+                if now >= conn.rnr_until {
+                    conn.rnr_count = conn.rnr_count.saturating_add(1);
+                }
+                conn.rnr_until = now.saturating_add((n.aux as u64).max(1) * 1000);
+                on_lost(
+                    ctx.stats,
+                    &mut conn.paths,
+                    &mut conn.cc,
+                    &rec,
+                    LossCause::Rnr,
+                    now,
+                );
+                if conn.rnr_count > ctx.cfg.rnr_retry {
+                    fail_qp(ctx, core, conn, Some(rec.msn), WcStatus::RnrRetryExceeded);
+                }
+            }
+        }
+        NackCode::Access => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteAccess),
+        NackCode::Invalid => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteInvalidRequest),
+        NackCode::Unsupported => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteOperation),
+        NackCode::NoContext => {
+            conn.reopen_at = Some(now.saturating_add(n.aux as u64 * 1000));
+            let _ = qp_idx;
+        }
+    }
+}
+
+/// Reopens the connection after the peer lost its context (MR-CONN-6): new CID and ISN, every unfinished
+/// message restarts from its first byte; outstanding READ responses are dropped (the peer re-requests).
+pub(crate) fn reopen<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    qp_idx: u32,
+    now: Instant,
+) {
+    let reopens = conn.reopens.saturating_add(1);
+    if reopens > ctx.cfg.retry_limit {
+        let msn = oldest_started_msn(core);
+        fail_qp(ctx, core, conn, msn, WcStatus::RetryExceeded);
+        return;
+    }
+    ctx.stats.retransmits.no_context += conn.snd.unacked().count() as u64;
+    close_conn(ctx, core, conn);
+    let mut kept = alloc::collections::VecDeque::with_capacity(core.sq.len());
+    for mut m in core.sq.drain(..) {
+        if m.kind == MsgKind::ReadResp {
+            continue;
+        }
+        m.started = false;
+        m.seg_off = 0;
+        m.seg_done = false;
+        m.acked_pkts = 0;
+        m.read_done = false;
+        m.resp_bytes = 0;
+        kept.push_back(m);
+    }
+    core.sq = kept;
+    core.sq_internal = 0;
+    core.seg_idx = 0;
+    let opened = open_conn(ctx, core, conn, qp_idx, now);
+    conn.reopens = reopens;
+    if !opened {
+        fail_qp(ctx, core, conn, None, WcStatus::RetryExceeded);
+    }
+}
+
+/// Runs the connection's due timers: delayed ACK, RACK, RTO (with retry limit), idle close, CLOSE
+/// retransmission, reopen after NO_CONTEXT, CC timers.
+pub(crate) fn on_timeout<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    qp_idx: u32,
+    now: Instant,
+) {
+    match conn.state {
+        ConnState::Closed => return,
+        ConnState::Closing => {
+            if conn.close_deadline.is_some_and(|d| d <= now) {
+                if conn.close_tries > ctx.cfg.retry_limit {
+                    close_conn(ctx, core, conn);
+                } else {
+                    conn.close_deadline = None; // poll_transmit re-sends CLOSE
+                }
+            }
+            return;
+        }
+        ConnState::Open => {}
+    }
+    if conn.reopen_at.is_some_and(|t| t <= now) {
+        conn.reopen_at = None;
+        reopen(ctx, core, conn, qp_idx, now);
+        return;
+    }
+    if conn.ack_deadline.is_some_and(|t| t <= now) {
+        conn.ack_deadline = None;
+        if conn.ack_pending {
+            conn.ack_now = true;
+        }
+    }
+    if conn.cc.poll_timeout().is_some_and(|t| t <= now) {
+        conn.cc.handle_timeout(now);
+    }
+    if conn.snd.rack_deadline.is_some_and(|t| t <= now) {
+        detect(ctx, conn, now);
+    }
+    if conn.snd.rto_deadline.is_some_and(|t| t <= now) {
+        ctx.stats.timeouts += 1;
+        conn.rto_retries = conn.rto_retries.saturating_add(1);
+        if conn.rto_retries > ctx.cfg.retry_limit {
+            let msn = oldest_started_msn(core);
+            fail_qp(ctx, core, conn, msn, WcStatus::RetryExceeded);
+        } else {
+            let rto = conn.rtt.rto();
+            let Conn { snd, paths, cc, .. } = conn;
+            let stats = &mut *ctx.stats;
+            snd.on_rto(now, rto, |_, rec| {
+                on_lost(stats, paths, cc, rec, LossCause::Rto, now)
+            });
+            conn.rtt.on_timeout();
+            conn.cc.on_timeout(now);
+            if conn.snd.outstanding() > 0 {
+                conn.snd.rto_deadline = Some(now + conn.rtt.rto());
+            }
+        }
+    }
+    if conn.is_quiet(core.sq.is_empty())
+        && now >= conn.last_activity.saturating_add(ctx.cfg.idle_close_ns)
+    {
+        // MR-CONN-4: idle close.
+        conn.state = ConnState::Closing;
+        conn.ctrl = PendingCtrl::Close;
+        conn.close_deadline = None;
+        conn.close_tries = 0;
+    }
+}

@@ -1,0 +1,439 @@
+//! The RoCEv2 baseline on the same Endpoint API: two endpoints handing frames to each other directly
+//! (MR-ROCE-*: go-back-N, ACK coalescing, READ, CNP/DCQCN).
+
+use core::net::{IpAddr, Ipv4Addr};
+use metaroce_proto::transport::*;
+use metaroce_proto::wire::roce::syndrome;
+use metaroce_proto::wire::roce_packet::parse_roce_frame;
+use metaroce_proto::wire::{Ipv4Packet, RoceOpcode};
+
+const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 0xA];
+const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
+const IP_A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+const IP_B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+const SRC: u64 = 0x10_0000;
+const DST: u64 = 0x80_0000;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Dir {
+    AtoB,
+    BtoA,
+}
+
+enum Act {
+    Pass,
+    Drop,
+    Replace(Vec<u8>),
+}
+
+struct Pair {
+    a: Endpoint,
+    b: Endpoint,
+    qa: Qpn,
+    qb: Qpn,
+    now: u64,
+    wire: Vec<(u64, Dir, Vec<u8>)>,
+    ev_a: Vec<Event>,
+    ev_b: Vec<Event>,
+    sent: [usize; 2],
+}
+
+impl Pair {
+    fn new(cc: CcKind) -> Self {
+        let mut a = Endpoint::new(
+            EndpointConfig {
+                cc,
+                ..EndpointConfig::rocev2(MAC_A, IP_A)
+            },
+            SparseMemory::new(),
+        );
+        let mut b = Endpoint::new(
+            EndpointConfig {
+                cc,
+                ..EndpointConfig::rocev2(MAC_B, IP_B)
+            },
+            SparseMemory::new(),
+        );
+        let qa = a.create_qp(64, 64).unwrap();
+        let qb = b.create_qp(64, 64).unwrap();
+        a.connect_qp(
+            qa,
+            RemoteQp {
+                mac: MAC_B,
+                ip: IP_B,
+                qpn: qb,
+            },
+        )
+        .unwrap();
+        b.connect_qp(
+            qb,
+            RemoteQp {
+                mac: MAC_A,
+                ip: IP_A,
+                qpn: qa,
+            },
+        )
+        .unwrap();
+        Pair {
+            a,
+            b,
+            qa,
+            qb,
+            now: 1_000_000,
+            wire: Vec::new(),
+            ev_a: Vec::new(),
+            ev_b: Vec::new(),
+            sent: [0; 2],
+        }
+    }
+
+    fn run_for(&mut self, dur: u64, f: &mut dyn FnMut(Dir, usize, &[u8]) -> Act) {
+        let until = self.now + dur;
+        let mut buf = Vec::new();
+        for _ in 0..200_000 {
+            for dir in [Dir::AtoB, Dir::BtoA] {
+                loop {
+                    let ep = if dir == Dir::AtoB {
+                        &mut self.a
+                    } else {
+                        &mut self.b
+                    };
+                    if !ep.poll_transmit(self.now, &mut buf) {
+                        break;
+                    }
+                    let n = self.sent[dir as usize];
+                    self.sent[dir as usize] += 1;
+                    match f(dir, n, &buf) {
+                        Act::Pass => self.wire.push((self.now + 1_000, dir, buf.clone())),
+                        Act::Drop => {}
+                        Act::Replace(v) => self.wire.push((self.now + 1_000, dir, v)),
+                    }
+                }
+            }
+            while let Some(e) = self.a.poll_event() {
+                self.ev_a.push(e);
+            }
+            while let Some(e) = self.b.poll_event() {
+                self.ev_b.push(e);
+            }
+            let next_wire = self.wire.iter().map(|w| w.0).min();
+            let Some(next) = [next_wire, self.a.poll_timeout(), self.b.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min()
+            else {
+                return;
+            };
+            if next > until {
+                return;
+            }
+            self.now = self.now.max(next);
+            let now = self.now;
+            let (due, rest): (Vec<_>, Vec<_>) = self.wire.drain(..).partition(|w| w.0 <= now);
+            self.wire = rest;
+            for (_, dir, fr) in due {
+                match dir {
+                    Dir::AtoB => self.b.handle_frame(now, &fr),
+                    Dir::BtoA => self.a.handle_frame(now, &fr),
+                }
+            }
+            if self.a.poll_timeout().is_some_and(|t| t <= now) {
+                self.a.handle_timeout(now);
+            }
+            if self.b.poll_timeout().is_some_and(|t| t <= now) {
+                self.b.handle_timeout(now);
+            }
+        }
+        panic!("did not converge");
+    }
+}
+
+fn comps(ev: &[Event]) -> Vec<Completion> {
+    ev.iter()
+        .filter_map(|e| {
+            if let Event::Completion(c) = e {
+                Some(*c)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn pattern(n: usize, seed: u8) -> Vec<u8> {
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(13).wrapping_add(seed))
+        .collect()
+}
+
+fn opcode(fr: &[u8]) -> (RoceOpcode, Option<u8>, u16) {
+    let p = parse_roce_frame(fr, true).expect("parse");
+    (p.r.bth.opcode, p.r.aeth.map(|a| a.syndrome), p.l.udp_src)
+}
+
+fn setup(p: &mut Pair, data: &[u8]) -> (u32, u32) {
+    p.a.memory_mut().write(SRC, data);
+    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let kb =
+        p.b.register_mr(
+            DST,
+            1 << 20,
+            Access::REMOTE_WRITE | Access::REMOTE_READ | Access::LOCAL_WRITE,
+        )
+        .unwrap();
+    (ka.lkey, kb.rkey)
+}
+
+fn wr(id: u64, op: SendOp, lkey: u32, len: u32, rkey: u32) -> SendWr {
+    SendWr {
+        wr_id: id,
+        op,
+        local: Sge {
+            addr: SRC,
+            len,
+            lkey,
+        },
+        remote_addr: DST,
+        rkey,
+        solicited: false,
+    }
+}
+
+#[test]
+fn mr_roce_write_send_read_and_fixed_source_port() {
+    let mut p = Pair::new(CcKind::None);
+    let data = pattern(20_000, 1);
+    let (lk, rk) = setup(&mut p, &data);
+    let kb =
+        p.b.register_mr(0x900_0000, 1 << 16, Access::LOCAL_WRITE)
+            .unwrap();
+    p.b.post_recv(
+        p.qb,
+        RecvWr {
+            wr_id: 77,
+            sge: Sge {
+                addr: 0x900_0000,
+                len: 1 << 16,
+                lkey: kb.lkey,
+            },
+        },
+    )
+    .unwrap();
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, 20_000, rk))
+        .unwrap();
+    p.a.post_send(now, p.qa, wr(2, SendOp::SendImm(5), lk, 9000, 0))
+        .unwrap();
+    let mut ports = std::collections::BTreeSet::new();
+    p.run_for(1_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB {
+            ports.insert(opcode(fr).2);
+        }
+        Act::Pass
+    });
+    assert_eq!(ports.len(), 1, "one fixed UDP source port per QP");
+    let mut got = vec![0u8; 20_000];
+    p.b.memory().read(DST, &mut got);
+    assert_eq!(got, data);
+    let cb = comps(&p.ev_b);
+    assert_eq!(
+        cb.iter()
+            .map(|c| (c.wr_id, c.byte_len, c.imm))
+            .collect::<Vec<_>>(),
+        [(77, 9000, Some(5))]
+    );
+    // READ back into another local buffer.
+    p.b.memory_mut().write(DST + 0x4_0000, &pattern(10_000, 9));
+    let mut rd = wr(3, SendOp::Read, lk, 10_000, rk);
+    rd.local.addr = SRC + 0x8_0000;
+    rd.remote_addr = DST + 0x4_0000;
+    let now = p.now;
+    p.a.post_send(now, p.qa, rd).unwrap();
+    p.run_for(1_000_000, &mut |_, _, _| Act::Pass);
+    let mut back = vec![0u8; 10_000];
+    p.a.memory().read(SRC + 0x8_0000, &mut back);
+    assert_eq!(back, pattern(10_000, 9));
+    let ca = comps(&p.ev_a);
+    assert_eq!(
+        ca.iter().map(|c| (c.wr_id, c.status)).collect::<Vec<_>>(),
+        [
+            (1, WcStatus::Success),
+            (2, WcStatus::Success),
+            (3, WcStatus::Success)
+        ]
+    );
+}
+
+#[test]
+fn mr_roce_go_back_n_under_a_dropped_packet() {
+    let mut p = Pair::new(CcKind::None);
+    let len = 16 * 4096;
+    let data = pattern(len, 3);
+    let (lk, rk) = setup(&mut p, &data);
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut naks = 0;
+    let mut dropped = false;
+    p.run_for(5_000_000, &mut |d, n, fr| {
+        if d == Dir::AtoB && n == 3 && !dropped {
+            dropped = true;
+            return Act::Drop;
+        }
+        if d == Dir::BtoA && opcode(fr).1 == Some(syndrome::NAK_PSN_SEQ_ERR) {
+            naks += 1;
+        }
+        Act::Pass
+    });
+    assert!(dropped);
+    assert_eq!(naks, 1, "the responder NAKs the gap once");
+    let mut got = vec![0u8; len];
+    p.b.memory().read(DST, &mut got);
+    assert_eq!(got, data);
+    // Go-back-N: the 12 packets after the lost one were re-sent too.
+    assert_eq!(p.a.stats().retransmits.go_back_n, 13);
+    assert_eq!(p.a.stats().tx_data_packets, 16 + 13);
+    assert_eq!(comps(&p.ev_a)[0].status, WcStatus::Success);
+    assert!(p.b.stats().ooo_arrivals >= 12);
+}
+
+#[test]
+fn mr_roce_access_error_and_flush() {
+    let mut p = Pair::new(CcKind::None);
+    let (lk, rk) = setup(&mut p, &[1; 100]);
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, 100, rk ^ 0x300))
+        .unwrap();
+    p.a.post_send(now, p.qa, wr(2, SendOp::Write, lk, 100, rk))
+        .unwrap();
+    p.run_for(1_000_000, &mut |_, _, _| Act::Pass);
+    let ca = comps(&p.ev_a);
+    assert_eq!(
+        ca.iter().map(|c| (c.wr_id, c.status)).collect::<Vec<_>>(),
+        [(1, WcStatus::RemoteAccess), (2, WcStatus::Flushed)]
+    );
+    assert_eq!(p.b.memory().write_count(), 0);
+}
+
+#[test]
+fn mr_cc_cnp_on_ce_at_most_once_per_interval() {
+    let mut p = Pair::new(CcKind::Dcqcn);
+    let len = 32 * 4096;
+    let (lk, rk) = setup(&mut p, &pattern(len, 4));
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut cnps = 0;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB {
+            // Mark every data packet CE.
+            let mut v = fr.to_vec();
+            let mut ip = Ipv4Packet::new_unchecked(&mut v[14..34]);
+            ip.set_ecn(0b11);
+            ip.fill_checksum();
+            return Act::Replace(v);
+        }
+        if opcode(fr).0 == RoceOpcode::Cnp {
+            cnps += 1;
+        }
+        Act::Pass
+    });
+    assert_eq!(comps(&p.ev_a)[0].status, WcStatus::Success);
+    assert!(cnps >= 1);
+    assert_eq!(p.a.stats().cnps_received, cnps);
+    // The packets all arrive within far less than 50 µs of each other at line rate; DCQCN then slows the
+    // sender, but CNPs stay at most one per 50 µs.
+    let span = p.now - 1_000_000;
+    assert!(cnps <= span / 50_000 + 1, "cnps={cnps} span={span}");
+}
+
+#[test]
+fn mr_roce_read_response_lost_is_re_requested() {
+    let mut p = Pair::new(CcKind::None);
+    let (lk, rk) = setup(&mut p, &[]);
+    let data = pattern(5 * 4096, 7);
+    p.b.memory_mut().write(DST, &data);
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Read, lk, data.len() as u32, rk))
+        .unwrap();
+    let mut dropped = false;
+    p.run_for(10_000_000, &mut |d, _, fr| {
+        if d == Dir::BtoA && opcode(fr).0 == RoceOpcode::ReadResponseMiddle && !dropped {
+            dropped = true;
+            return Act::Drop;
+        }
+        Act::Pass
+    });
+    assert!(dropped);
+    let mut back = vec![0u8; data.len()];
+    p.a.memory().read(SRC, &mut back);
+    assert_eq!(back, data);
+    assert_eq!(
+        comps(&p.ev_a)
+            .iter()
+            .map(|c| (c.wr_id, c.status))
+            .collect::<Vec<_>>(),
+        [(1, WcStatus::Success)]
+    );
+}
+
+#[test]
+fn mr_roce_rnr_then_recv_posted_and_retry_exhaustion() {
+    let mut p = Pair::new(CcKind::None);
+    let data = pattern(6000, 2);
+    let (lk, _) = setup(&mut p, &data);
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Send, lk, 6000, 0))
+        .unwrap();
+    p.run_for(30_000, &mut |_, _, _| Act::Pass);
+    assert!(p.b.stats().nacks_sent[3] >= 1, "RNR NAK sent");
+    let kb =
+        p.b.register_mr(0x900_0000, 8192, Access::LOCAL_WRITE)
+            .unwrap();
+    p.b.post_recv(
+        p.qb,
+        RecvWr {
+            wr_id: 9,
+            sge: Sge {
+                addr: 0x900_0000,
+                len: 8192,
+                lkey: kb.lkey,
+            },
+        },
+    )
+    .unwrap();
+    p.run_for(5_000_000, &mut |_, _, _| Act::Pass);
+    assert_eq!(comps(&p.ev_a)[0].status, WcStatus::Success);
+    assert_eq!(
+        comps(&p.ev_b)
+            .iter()
+            .map(|c| (c.wr_id, c.byte_len))
+            .collect::<Vec<_>>(),
+        [(9, 6000)]
+    );
+    let mut got = vec![0u8; 6000];
+    p.b.memory().read(0x900_0000, &mut got);
+    assert_eq!(got, data);
+    // Now the peer vanishes: retry exhaustion.
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(2, SendOp::Write, lk, 100, 0))
+        .unwrap();
+    p.a.post_send(now, p.qa, wr(3, SendOp::Write, lk, 100, 0))
+        .unwrap();
+    p.run_for(1_000_000_000, &mut |d, _, _| {
+        if d == Dir::AtoB {
+            Act::Drop
+        } else {
+            Act::Pass
+        }
+    });
+    let ca = comps(&p.ev_a);
+    assert_eq!(
+        ca[1..]
+            .iter()
+            .map(|c| (c.wr_id, c.status))
+            .collect::<Vec<_>>(),
+        [(2, WcStatus::RetryExceeded), (3, WcStatus::Flushed)]
+    );
+    assert_eq!(p.a.stats().timeouts, 8);
+}
