@@ -209,7 +209,7 @@ fn is_data(fr: &[u8]) -> bool {
 }
 
 /// What a trimming switch does to an IPv4 frame without VLAN: cut to 64 bytes (the base header ends at 58),
-/// rewrite the IP and UDP lengths, re-mark DSCP `dscp_trim` (10) and fix the IP checksum (MR-ENC-TRIM).
+/// rewrite the IP and UDP lengths, re-mark DSCP `dscp_trim` (10) and fix the IP checksum (MR-ENC-27, MR-ENC-28).
 fn trim(fr: &[u8]) -> Vec<u8> {
     use metaroce_proto::wire::{Ipv4Packet, UdpPacket};
     let mut v = fr[..64].to_vec();
@@ -547,7 +547,7 @@ fn mr_rel_drop_reorder_duplicate_exactly_once() {
 }
 
 #[test]
-fn mr_rel_4a_trimmed_packet_nack_and_retransmit() {
+fn mr_rel_34_48_trimmed_packet_nack_and_retransmit() {
     let len = 5 * 4096;
     let mut p = Pair::new();
     let data = pattern(len, 2);
@@ -632,12 +632,12 @@ fn access_case(access: Access, rkey_delta: u32, addr_delta: u64, len: u32, expec
 }
 
 #[test]
-fn mr_sem_2_wrong_rkey_nack_access() {
+fn mr_sem_13_32_wrong_rkey_nack_access() {
     access_case(Access::REMOTE_WRITE, 1, 0, 8192, WcStatus::RemoteAccess);
 }
 
 #[test]
-fn mr_sem_2_out_of_bounds_nack_access() {
+fn mr_sem_13_32_out_of_bounds_nack_access() {
     access_case(
         Access::REMOTE_WRITE,
         0,
@@ -648,12 +648,12 @@ fn mr_sem_2_out_of_bounds_nack_access() {
 }
 
 #[test]
-fn mr_sem_2_missing_rights_nack_access() {
+fn mr_sem_13_32_missing_rights_nack_access() {
     access_case(Access::REMOTE_READ, 0, 0, 100, WcStatus::RemoteAccess);
 }
 
 #[test]
-fn mr_sem_2_access_nack_repeated_for_retransmissions() {
+fn mr_sem_36_access_nack_repeated_for_retransmissions() {
     // The first ACCESS NACK is lost: the retransmission of the failed packet is NACKed again.
     let mut p = Pair::new();
     let (lk, rk) = setup_write(&mut p, &[1; 100], Access::REMOTE_WRITE);
@@ -676,7 +676,7 @@ fn mr_sem_2_access_nack_repeated_for_retransmissions() {
 }
 
 #[test]
-fn mr_sem_4_send_too_large_for_wqe() {
+fn mr_sem_33_send_too_large_for_wqe() {
     let mut p = Pair::new();
     let (lk, _) = setup_write(&mut p, &[9; 500], Access::NONE);
     let kb =
@@ -708,7 +708,7 @@ fn mr_sem_4_send_too_large_for_wqe() {
 }
 
 #[test]
-fn mr_sem_4_rnr_then_recv_posted() {
+fn mr_sem_28_29_rnr_then_recv_posted() {
     let mut p = Pair::new();
     let data = pattern(5000, 8);
     let (lk, _) = setup_write(&mut p, &data, Access::NONE);
@@ -740,7 +740,7 @@ fn mr_sem_4_rnr_then_recv_posted() {
 }
 
 #[test]
-fn mr_sem_4_rnr_retry_exceeded() {
+fn mr_sem_30_rnr_retry_exceeded() {
     let mut p = Pair::new();
     let (lk, _) = setup_write(&mut p, &[1; 10], Access::NONE);
     let now = p.now;
@@ -757,7 +757,7 @@ fn mr_sem_4_rnr_retry_exceeded() {
 }
 
 #[test]
-fn mr_conn_6_unknown_cid_gets_no_context() {
+fn mr_conn_32_unknown_cid_gets_no_context() {
     let mut p = Pair::new();
     let (lk, rk) = setup_write(&mut p, &[1; 10], Access::REMOTE_WRITE);
     let now = p.now;
@@ -784,7 +784,7 @@ fn mr_conn_6_unknown_cid_gets_no_context() {
 }
 
 #[test]
-fn mr_conn_6_sender_reopens_after_no_context() {
+fn mr_conn_35_sender_reopens_after_no_context() {
     // B forgets the connection (its CLOSE exchange never reaches A); A's next WR hits NO_CONTEXT, reopens
     // with a new CID and completes.
     let ca = EndpointConfig {
@@ -841,7 +841,7 @@ fn mr_conn_6_sender_reopens_after_no_context() {
 }
 
 #[test]
-fn mr_conn_4_idle_close_and_reopen() {
+fn mr_conn_19_26_idle_close_and_reopen() {
     let mut p = Pair::new();
     let (lk, rk) = setup_write(&mut p, &[5; 100], Access::REMOTE_WRITE);
     let now = p.now;
@@ -887,7 +887,7 @@ fn mr_conn_4_idle_close_and_reopen() {
 }
 
 #[test]
-fn mr_rel_3_retry_exhaustion_when_peer_vanishes() {
+fn mr_rel_55_retry_exhaustion_when_peer_vanishes() {
     let mut p = Pair::new();
     let (lk, rk) = setup_write(&mut p, &[5; 100], Access::REMOTE_WRITE);
     let now = p.now;
@@ -949,7 +949,7 @@ fn destroy_qp_flushes_every_wr_once() {
 }
 
 #[test]
-fn mr_sem_2_post_validation() {
+fn mr_sem_8_9_post_validation() {
     let mut p = Pair::new();
     let ka = p.a.register_mr(SRC, 4096, Access::NONE).unwrap();
     let now = p.now;
@@ -1008,7 +1008,7 @@ fn mr_sem_2_post_validation() {
 }
 
 #[test]
-fn mr_path_2_ece_recycles_the_path() {
+fn mr_path_7_ece_recycles_the_path() {
     use metaroce_proto::wire::Ipv4Packet;
     let len = 32 * 4096;
     let mut p = Pair::new();
@@ -1122,7 +1122,7 @@ fn mr_enc_ipv6_write_and_read() {
 }
 
 #[test]
-fn mr_rel_2_ack_coalescing_by_ratio() {
+fn mr_rel_14_16_ack_coalescing_by_ratio() {
     let ca = EndpointConfig {
         ack_ratio: 4,
         ..cfg(MAC_A, IP_A)
@@ -1294,7 +1294,7 @@ fn mr_cc_transfers_complete_under_nscc_and_dcqcn_with_loss() {
 }
 
 #[test]
-fn mr_conn_2_responder_announces_its_window() {
+fn mr_conn_14_responder_announces_its_window() {
     // ACKs are delayed 100 µs: with the minimum window of 256 packets assumed before the peer's Open extension
     // arrives, 2048 packets would need 8 round trips (~800 µs); the responder's CTRL OPEN announces 4096 packets.
     let len = 2048 * 4096;

@@ -437,3 +437,84 @@ fn mr_roce_rnr_then_recv_posted_and_retry_exhaustion() {
     );
     assert_eq!(p.a.stats().timeouts, 8);
 }
+
+#[test]
+fn mr_roce_26_cnp_carries_16_zero_bytes() {
+    let mut p = Pair::new(CcKind::Dcqcn);
+    let len = 8 * 4096;
+    let (lk, rk) = setup(&mut p, &pattern(len, 5));
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut cnps = Vec::new();
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB {
+            let mut v = fr.to_vec();
+            let mut ip = Ipv4Packet::new_unchecked(&mut v[14..34]);
+            ip.set_ecn(0b11);
+            ip.fill_checksum();
+            return Act::Replace(v);
+        }
+        if opcode(fr).0 == RoceOpcode::Cnp {
+            cnps.push(fr.to_vec());
+        }
+        Act::Pass
+    });
+    assert!(!cnps.is_empty());
+    for fr in &cnps {
+        let c = parse_roce_frame(fr, true).expect("CNP parses");
+        assert!(c.icrc_ok);
+        assert!(c.r.bth.becn);
+        assert_eq!(c.r.bth.psn, 0);
+        // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + 16 reserved bytes + ICRC 4.
+        assert_eq!(fr.len(), 74);
+        assert_eq!(c.payload, &[0u8; 16][..]);
+    }
+    assert_eq!(comps(&p.ev_a)[0].status, WcStatus::Success);
+}
+
+#[test]
+fn mr_roce_21_rnr_nak_timer_uses_the_infiniband_table() {
+    assert_eq!(syndrome::RNR_TIMER_US[1], 10);
+    assert_eq!(syndrome::RNR_TIMER_US[31], 491_520);
+    assert_eq!(syndrome::RNR_TIMER_US[0], 655_360);
+    for (us, code) in [
+        (0, 1),
+        (10, 1),
+        (11, 2),
+        (15, 2),
+        (100, 7),
+        (120, 7),
+        (1_000, 14),
+        (491_520, 31),
+        (491_521, 0),
+        (u32::MAX, 0),
+    ] {
+        assert_eq!(syndrome::rnr_timer_code(us), code, "{us} µs");
+    }
+    // Every code is the smallest table value at or above the delay (rounded up).
+    for us in 1..=491_520u32 {
+        let c = syndrome::rnr_timer_code(us) as usize;
+        assert!(syndrome::RNR_TIMER_US[c] >= us);
+        assert!(c == 1 || syndrome::RNR_TIMER_US[c - 1] < us);
+    }
+    // On the wire: a SEND without a posted receive WQE gets RNR NAK with the code of rnr_timer_us (10 µs -> 1).
+    let mut p = Pair::new(CcKind::None);
+    let (lk, _) = setup(&mut p, &pattern(100, 1));
+    let now = p.now;
+    p.a.post_send(now, p.qa, wr(1, SendOp::Send, lk, 100, 0))
+        .unwrap();
+    let mut rnr = Vec::new();
+    p.run_for(30_000, &mut |d, _, fr| {
+        if d == Dir::BtoA {
+            if let (RoceOpcode::Acknowledge, Some(s), _) = opcode(fr) {
+                if s & syndrome::TYPE_MASK == syndrome::RNR_NAK {
+                    rnr.push(s);
+                }
+            }
+        }
+        Act::Pass
+    });
+    assert!(!rnr.is_empty());
+    assert!(rnr.iter().all(|&s| s == syndrome::RNR_NAK | 1), "{rnr:x?}");
+}

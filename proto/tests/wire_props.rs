@@ -222,8 +222,8 @@ fn arb_type() -> impl Strategy<Value = TypeRepr> {
 }
 
 /// A valid MetaRoCE packet (headers + payload) whose derived MBH fields are already consistent, as parse returns
-/// them: payload only on DATA (MR-WIRE-10), SYN only on DATA, ACK and CTRL OPEN, always on CTRL OPEN (MR-WIRE-13,
-/// MR-WIRE-33).
+/// them: payload only on DATA (MR-WIRE-11), SYN only on DATA, ACK and CTRL OPEN, always on CTRL OPEN (MR-WIRE-14,
+/// MR-WIRE-39).
 fn arb_packet() -> impl Strategy<Value = (MetaRoceRepr, Vec<u8>)> {
     (
         arb_mbh(),

@@ -1302,11 +1302,11 @@ fn mr_enc_mr_wire_rejects() {
         Error::Truncated,
         "MR-ENC-31 frame shorter than L",
     );
-    case(&|g| g[mr] = 0x21, Error::BadVersion, "MR-WIRE-5");
-    case(&|g| g[mr] = 0x15, Error::BadType, "MR-WIRE-6 type 5");
-    case(&|g| g[mr] = 0x10, Error::BadType, "MR-WIRE-6 type 0");
-    case(&|g| g[mr + 7] = 9, Error::BadLength, "MR-WIRE-9 hlen");
-    case(&|g| g[mr + 7] = 3, Error::BadLength, "MR-WIRE-9 hlen < 4");
+    case(&|g| g[mr] = 0x21, Error::BadVersion, "MR-WIRE-6");
+    case(&|g| g[mr] = 0x15, Error::BadType, "MR-WIRE-7 type 5");
+    case(&|g| g[mr] = 0x10, Error::BadType, "MR-WIRE-7 type 0");
+    case(&|g| g[mr + 7] = 9, Error::BadLength, "MR-WIRE-10 hlen");
+    case(&|g| g[mr + 7] = 3, Error::BadLength, "MR-WIRE-10 hlen < 4");
     case(
         &|g| g[mr + 3] = 15,
         Error::BadLength,
@@ -1315,7 +1315,7 @@ fn mr_enc_mr_wire_rejects() {
     case(
         &|g| g[mr + 1] = 0x80,
         Error::BadLength,
-        "MR-WIRE-9 SYN without the Open extension",
+        "MR-WIRE-10 SYN without the Open extension",
     );
     // Reserved fields and flag bits are ignored (MR-WIRE-2): only the ICV notices.
     let mut g = bytes.clone();
@@ -1326,7 +1326,7 @@ fn mr_enc_mr_wire_rejects() {
     let p = parse_frame(&g, DEFAULT_UDP_PORT, DEFAULT_DSCP_TRIM, true).unwrap();
     assert!(p.icv_ok);
     assert_eq!(p.m, data_frame_repr());
-    // MR-WIRE-14/-16: reserved and experimental opcodes reach the receiver (it answers with a NACK).
+    // MR-WIRE-16/-18: reserved and experimental opcodes reach the receiver (it answers with a NACK).
     for (op, want) in [
         (0x07u8, Opcode::Reserved),
         (0x00, Opcode::Reserved),
@@ -1352,9 +1352,9 @@ fn mr_enc_mr_wire_rejects() {
         let p = parse_frame(&g, DEFAULT_UDP_PORT, DEFAULT_DSCP_TRIM, true).unwrap();
         assert!(!p.icv_ok, "{what}");
         refresh_icv(&mut g);
-        check(&g, Error::Malformed, &format!("MR-WIRE-26 {what}"));
+        check(&g, Error::Malformed, &format!("MR-WIRE-29 {what}"));
     }
-    // MR-WIRE-10: ACK, NACK, CTRL with a payload.
+    // MR-WIRE-11: ACK, NACK, CTRL with a payload.
     for name in [
         "frame_ack_ipv4",
         "frame_nack_trimmed_ipv4",
@@ -1371,9 +1371,9 @@ fn mr_enc_mr_wire_rejects() {
         m.mbh.payload_len = 4;
         let mut g = Vec::new();
         emit_frame(&l, &m, &[1, 2, 3, 4], &mut g).unwrap();
-        check(&g, Error::BadLength, &format!("MR-WIRE-10 {name}"));
+        check(&g, Error::BadLength, &format!("MR-WIRE-11 {name}"));
     }
-    // MR-WIRE-13 / -33: SYN on a NACK or on a CTRL other than OPEN; CTRL OPEN without SYN.
+    // MR-WIRE-14 / -39: SYN on a NACK or on a CTRL other than OPEN; CTRL OPEN without SYN.
     let nack = load("frame_nack_trimmed_ipv4");
     let pn = parse_frame(&nack, DEFAULT_UDP_PORT, DEFAULT_DSCP_TRIM, true).unwrap();
     let ctrl = load("frame_ctrl_close_ipv4");
@@ -1389,7 +1389,7 @@ fn mr_enc_mr_wire_rejects() {
         &mut g,
     )
     .unwrap();
-    check(&g, Error::Malformed, "MR-WIRE-13 NACK with SYN");
+    check(&g, Error::Malformed, "MR-WIRE-14 NACK with SYN");
     emit_frame(
         &pc.l,
         &MetaRoceRepr {
@@ -1400,13 +1400,13 @@ fn mr_enc_mr_wire_rejects() {
         &mut g,
     )
     .unwrap();
-    check(&g, Error::Malformed, "MR-WIRE-13 CLOSE with SYN");
+    check(&g, Error::Malformed, "MR-WIRE-14 CLOSE with SYN");
     let mut open_ctrl = pc.m;
     if let TypeRepr::Ctrl(c) = &mut open_ctrl.ty {
         c.code = CtrlCode::Open;
     }
     emit_frame(&pc.l, &open_ctrl, &[], &mut g).unwrap();
-    check(&g, Error::Malformed, "MR-WIRE-33 OPEN without SYN");
+    check(&g, Error::Malformed, "MR-WIRE-39 OPEN without SYN");
     emit_frame(
         &pc.l,
         &MetaRoceRepr {
@@ -1422,7 +1422,7 @@ fn mr_enc_mr_wire_rejects() {
         p.icv_ok && p.m.open == Some(open_repr()),
         "CTRL OPEN with SYN is valid"
     );
-    // MR-WIRE-32 / -33: reserved NACK and CTRL codes.
+    // MR-WIRE-37 / -39: reserved NACK and CTRL codes.
     for (f, code_off) in [(&nack, mr + 16 + 3), (&ctrl, mr + 16 + 3)] {
         for code in [0u8, 7, 255] {
             let mut g = f.clone();

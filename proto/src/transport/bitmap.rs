@@ -1,4 +1,4 @@
-//! Window bitmaps (MR-REL-2, MR-WIRE-ACK).
+//! Window bitmaps (MR-REL-9, MR-REL-10, MR-WIRE-33, MR-WIRE-34).
 //!
 //! * [`RecvWindow`]: the receiver's ring of W bits; bit `psn mod W` says whether `psn` in
 //!   `[expected, expected + W)` has arrived. Sliding clears the bits it passes so they are clean for `psn + W`.
@@ -53,16 +53,19 @@ impl RecvWindow {
     }
 
     /// Window size in PSNs.
+    #[inline]
     pub fn size(&self) -> u32 {
         self.mask + 1
     }
 
     /// Next expected PSN (the cumulative ack).
+    #[inline]
     pub fn expected(&self) -> u32 {
         self.expected
     }
 
     /// Classifies `psn` without changing anything.
+    #[inline]
     pub fn classify(&self, psn: u32) -> Accept {
         let d = diff32(psn, self.expected);
         if d < 0 {
@@ -85,6 +88,7 @@ impl RecvWindow {
     }
 
     /// Marks `psn` received if it is new and in the window, then slides `expected` past every received PSN.
+    #[inline]
     pub fn accept(&mut self, psn: u32) -> Accept {
         let a = self.classify(psn);
         if matches!(a, Accept::InOrder | Accept::OutOfOrder) {
@@ -102,6 +106,7 @@ impl RecvWindow {
 
     /// Advances `expected` over the run of set bits starting at it, clearing them (word at a time); returns
     /// how many it cleared.
+    #[inline]
     fn slide(&mut self) -> u32 {
         let start = self.expected;
         loop {
@@ -153,6 +158,7 @@ impl RecvWindow {
     }
 
     /// Fast path of [`bits64`](Self::bits64) when `start..start+64` lies inside the window.
+    #[inline]
     fn bits64_fast(&self, start: u32) -> u64 {
         let p = start & self.mask;
         let wi = (p >> 6) as usize;
@@ -167,7 +173,8 @@ impl RecvWindow {
     }
 
     /// Writes the 256-bit SACK block starting at `base` into `out` (bit i = byte 16+i/8 of the ACK header, i.e.
-    /// byte i/8 of `out`, mask `1 << (i % 8)`; MR-WIRE-ACK).
+    /// byte i/8 of `out`, mask `1 << (i % 8)`; MR-WIRE-34).
+    #[inline]
     pub fn sack_block(&self, base: u32, out: &mut [u8; 32]) {
         let d = diff32(base, self.expected);
         if self.ooo == 0 && d >= 0 {
@@ -188,13 +195,15 @@ impl RecvWindow {
     }
 
     /// True if no PSN beyond `expected` has been received (nothing out of order pending).
+    #[inline]
     pub fn in_order(&self) -> bool {
         self.ooo == 0
     }
 }
 
-/// The contract's SACK base rule (MR-WIRE-ACK): `cack` if `psn - cack < 256`, else
+/// The contract's SACK base rule (MR-WIRE-33): `cack` if `psn - cack < 256`, else
 /// `cack + 32*((psn - cack)/32) - 224`.
+#[inline]
 pub fn sack_base(cack: u32, psn: u32) -> u32 {
     let d = psn.wrapping_sub(cack);
     if (d as i32) < 256 {
@@ -257,7 +266,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_rel_2_window_accept_slide_wrap() {
+    fn mr_rel_9_window_accept_slide_wrap() {
         let isn = 0xFFFF_FF00;
         let mut w = RecvWindow::new(8, isn);
         assert_eq!(w.size(), 256);

@@ -14,9 +14,9 @@ pub enum Mode {
 /// Congestion-control algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CcKind {
-    /// NSCC (ECN x delay quadrants; MR-CC-2).
+    /// NSCC (ECN x delay quadrants; MR-CC-5, section 6.2).
     Nscc,
-    /// DCQCN (CNP-driven rate control; MR-CC-3).
+    /// DCQCN (CNP-driven rate control; MR-CC-27).
     Dcqcn,
     /// No congestion control: window limited only by the receive window.
     None,
@@ -42,7 +42,7 @@ pub struct EndpointConfig {
     pub udp_port: u16,
     /// Max payload bytes per packet: power of two, 512..=8192 (MetaRoCE) / 256..=4096 (RoCEv2).
     pub mtu: u32,
-    /// Own receive window, log2 packets (8..=16; MR-REL-2).
+    /// Own receive window, log2 packets (8..=16; MR-REL-4, MR-REL-6).
     pub window_log2: u8,
     /// EV set size per connection (1..=64; MR-PATH-1).
     pub paths: u8,
@@ -71,23 +71,23 @@ pub struct EndpointConfig {
     pub rto_init_ns: u64,
     /// Max RTO, ns.
     pub rto_max_ns: u64,
-    /// Consecutive timeouts without progress before the QP errors (MR-REL-3).
+    /// Consecutive timeouts without progress before the QP errors (0..=7; MR-REL-55).
     pub retry_limit: u8,
-    /// Consecutive RNR NACKs before RnrRetryExceeded (MR-SEM-4).
+    /// RNR pauses without progress before RnrRetryExceeded (0..=7; MR-SEM-30).
     pub rnr_retry: u8,
     /// RNR delay advertised in NACK RNR aux, µs.
     pub rnr_timer_us: u32,
-    /// Idle time with nothing outstanding after which a connection closes (MR-CONN-4), ns.
+    /// Idle time with nothing outstanding after which a connection closes (MR-CONN-19), ns.
     pub idle_close_ns: u64,
     /// Retransmission interval of CLOSE, ns.
     pub close_rto_ns: u64,
     /// NO_CONTEXT retry delay advertised in aux, µs.
     pub no_context_retry_us: u32,
-    /// ACK every n data packets (1..=64; MR-REL-2). ACKs are immediate on AR, CE, out-of-order, duplicate, LAST.
+    /// ACK every n data packets (1..=64; MR-REL-14). ACKs are immediate on AR, CE, out-of-order, duplicate, LAST.
     pub ack_ratio: u8,
     /// Max delay of a coalesced ACK, ns.
     pub ack_delay_ns: u64,
-    /// Reorder distance for loss detection (c), packets (>= 16; MR-REL-4).
+    /// Reorder distance for loss detection (c), packets (>= 16; MR-REL-38).
     pub reorder_distance: u32,
     /// DSCP of data packets.
     pub dscp_data: u8,
@@ -101,7 +101,7 @@ pub struct EndpointConfig {
     pub vlan: Option<u16>,
     /// Verify the ICV of received frames (false when a NIC offloads it).
     pub verify_icv: bool,
-    /// RoCEv2: minimum interval between CNPs per QP, ns (MR-CC-3).
+    /// RoCEv2: minimum interval between CNPs per QP, ns (MR-CC-28).
     pub cnp_interval_ns: u64,
     /// RoCEv2 P_Key.
     pub pkey: u16,
@@ -234,6 +234,13 @@ impl EndpointConfig {
         if self.udp_port == 0 {
             return e("udp_port");
         }
+        // Table 10.2 (MR-WIRE-42): both limits fit the 3-bit hot-state counters of Table 7.6.
+        if self.retry_limit > 7 {
+            return e("retry_limit");
+        }
+        if self.rnr_retry > 7 {
+            return e("rnr_retry");
+        }
         Ok(())
     }
 
@@ -293,5 +300,32 @@ mod tests {
             })
         );
         assert_eq!(EndpointConfig::default().bdp_bytes(), 100_000);
+    }
+
+    #[test]
+    fn mr_wire_42_retry_limits_range_0_to_7() {
+        for v in 0..=7 {
+            let c = EndpointConfig {
+                retry_limit: v,
+                rnr_retry: v,
+                ..Default::default()
+            };
+            assert_eq!(c.validate(), Ok(()));
+        }
+        let c = EndpointConfig {
+            retry_limit: 8,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError {
+                field: "retry_limit"
+            })
+        );
+        let c = EndpointConfig {
+            rnr_retry: 255,
+            ..Default::default()
+        };
+        assert_eq!(c.validate(), Err(ConfigError { field: "rnr_retry" }));
     }
 }

@@ -109,6 +109,8 @@ fn sanitize(mut c: EndpointConfig) -> EndpointConfig {
                     c.close_rto_ns = d.close_rto_ns;
                 }
                 "udp_port" => c.udp_port = d.udp_port,
+                "retry_limit" => c.retry_limit = d.retry_limit,
+                "rnr_retry" => c.rnr_retry = d.rnr_retry,
                 _ => return d,
             },
         }
@@ -178,7 +180,7 @@ impl<M: Memory> Endpoint<M> {
         self.mrs.register(addr, len, access)
     }
 
-    /// Deregisters a memory region; its keys fail from now on (MR-SEM-2).
+    /// Deregisters a memory region; its keys fail from now on (MR-SEM-7).
     pub fn deregister_mr(&mut self, lkey: u32) -> Result<(), VerbsError> {
         self.mrs.deregister(lkey)
     }
@@ -219,7 +221,7 @@ impl<M: Memory> Endpoint<M> {
     }
 
     /// Connects a QP to its peer; the QP becomes ready to send. (MetaRoCE opens the transport connection 0-RTT
-    /// with the first WR, MR-CONN-2.)
+    /// with the first WR, MR-CONN-4.)
     pub fn connect_qp(&mut self, qpn: Qpn, remote: RemoteQp) -> Result<(), VerbsError> {
         let idx = self.slot_of(qpn).ok_or(VerbsError::InvalidQp)?;
         if remote.ip.is_ipv4() != self.cfg.ip.is_ipv4() || remote.qpn == 0 || remote.qpn > 0xFF_FFFF
@@ -233,6 +235,7 @@ impl<M: Memory> Endpoint<M> {
             return Err(VerbsError::InvalidState);
         }
         slot.core.remote = Some(remote);
+        slot.core.l2 = Some(metaroce::l2l3(&self.cfg, remote.mac, remote.ip, 0, 0));
         slot.core.state = QpState::Rts;
         if self.cfg.mode == Mode::RoceV2 {
             slot.roce = Some(Box::new(RoceQp::new(&self.cfg, qpn, remote.qpn)));
@@ -278,7 +281,7 @@ impl<M: Memory> Endpoint<M> {
         self.cids.live()
     }
 
-    /// Posts a send WR. Validated up front (MR-SEM-2): QP state, queue depth, message size, local buffer key,
+    /// Posts a send WR. Validated up front (MR-SEM-8): QP state, queue depth, message size, local buffer key,
     /// bounds and access (READ needs LOCAL_WRITE).
     pub fn post_send(&mut self, now: Instant, qpn: Qpn, wr: SendWr) -> Result<(), VerbsError> {
         let idx = self.slot_of(qpn).ok_or(VerbsError::InvalidQp)?;
@@ -320,6 +323,7 @@ impl<M: Memory> Endpoint<M> {
             solicited: wr.solicited,
             len,
             npkts,
+            seg_size: 0,
             msn: 0,
             ssn: 0,
             started: false,
@@ -397,6 +401,7 @@ impl<M: Memory> Endpoint<M> {
         Some(r)
     }
 
+    #[inline]
     fn reschedule(
         cfg: &EndpointConfig,
         slot: &mut QpSlot,
@@ -405,18 +410,20 @@ impl<M: Memory> Endpoint<M> {
         timers: &mut BinaryHeap<Reverse<(Instant, u32)>>,
         ready: &mut VecDeque<u32>,
     ) {
+        // `wants_tx` is only asked when the QP is not already queued (it has no side effects).
+        let queued = slot.core.in_ready;
         let (deadline, can_tx) = match cfg.mode {
             Mode::MetaRoce => match slot.meta.as_ref() {
                 Some(c) => (
                     metaroce::next_deadline(cfg, &slot.core, c, now),
-                    metaroce::wants_tx(&slot.core, c, now),
+                    !queued && metaroce::wants_tx(&slot.core, c, now),
                 ),
                 None => (None, false),
             },
             Mode::RoceV2 => match slot.roce.as_ref() {
                 Some(r) => (
                     rocev2::next_deadline(&slot.core, r, now),
-                    rocev2::wants_tx(&slot.core, r, now),
+                    !queued && rocev2::wants_tx(&slot.core, r, now),
                 ),
                 None => (None, false),
             },

@@ -1,4 +1,4 @@
-//! Sender-side reliability (MR-REL-3, MR-REL-4): the outstanding-packet ring, ACK (CACK + SACK) processing,
+//! Sender-side reliability (MR-REL-20..25, MR-REL-32..47): the outstanding-packet ring, ACK (CACK + SACK) processing,
 //! loss detection (a) trim NACK, (b) time / RACK, (c) reorder distance, (d) RTO, and the queue of packets to
 //! retransmit.
 //!
@@ -128,52 +128,62 @@ impl SendWindow {
     }
 
     /// Ring capacity (the most packets that can be outstanding).
+    #[inline]
     pub fn capacity(&self) -> u32 {
         self.mask + 1
     }
 
     /// Oldest unacknowledged PSN (the peer's cumulative ack).
+    #[inline]
     pub fn una(&self) -> u32 {
         self.una
     }
 
     /// Next PSN to assign.
+    #[inline]
     pub fn nxt(&self) -> u32 {
         self.nxt
     }
 
     /// Number of PSNs in `[una, nxt)`.
+    #[inline]
     pub fn outstanding(&self) -> u32 {
         self.nxt.wrapping_sub(self.una)
     }
 
     /// Payload + overhead bytes of packets in flight (sent, not acked, not declared lost).
+    #[inline]
     pub fn inflight_bytes(&self) -> u64 {
         self.inflight_bytes
     }
 
     /// True if a new PSN may be assigned under a peer window of `peer_window` packets.
+    #[inline]
     pub fn can_send_new(&self, peer_window: u32) -> bool {
         self.outstanding() < peer_window.min(self.capacity())
     }
 
     /// True if packets wait for retransmission.
+    #[inline]
     pub fn has_lost(&self) -> bool {
         !self.lost.is_empty()
     }
 
     /// The record of `psn` if it is outstanding.
+    #[inline]
     pub fn get(&self, psn: u32) -> Option<&SentPkt> {
         let d = diff32(psn, self.una);
         (d >= 0 && lt32(psn, self.nxt)).then(|| &self.ring[(psn & self.mask) as usize])
     }
 
     /// True if `psn` is outstanding and acknowledged selectively.
+    #[inline]
     pub fn is_acked(&self, psn: u32) -> bool {
         self.get(psn).is_some() && self.acked.get(psn)
     }
 
     /// Records a first transmission; returns its PSN. Arms the RTO if it was not armed.
+    #[inline]
     pub fn on_send(&mut self, now: Instant, mut pkt: SentPkt, rto: u64) -> u32 {
         let psn = self.nxt;
         pkt.sent = now;
@@ -190,6 +200,7 @@ impl SendWindow {
     }
 
     /// Pops the next PSN to retransmit (skipping any acknowledged meanwhile).
+    #[inline]
     pub fn pop_lost(&mut self) -> Option<u32> {
         while let Some(psn) = self.lost.pop_front() {
             if self.get(psn).is_some() && !self.acked.get(psn) {
@@ -254,6 +265,7 @@ impl SendWindow {
         Some(out)
     }
 
+    #[inline]
     fn ack_one(&mut self, psn: u32, res: &mut AckResult, credit: &mut impl FnMut(&SentPkt)) {
         let e = self.ring[(psn & self.mask) as usize];
         res.newly_acked += 1;
@@ -276,6 +288,7 @@ impl SendWindow {
 
     /// Processes an ACK: cumulative ack `cack`, SACK block `sack` (bit i = `sack_base + i`, byte i/8, mask
     /// `1 << (i%8)`). `credit` is called once per newly acknowledged packet. Re-arms or disarms the RTO.
+    #[inline]
     pub fn on_ack(
         &mut self,
         now: Instant,
@@ -300,11 +313,18 @@ impl SendWindow {
             self.una = psn.wrapping_add(1);
             res.cack_advanced = true;
         }
-        // Selective part: only bits for PSNs in (una, nxt).
-        for (k, chunk) in sack.chunks_exact(8).enumerate() {
-            let mut w = u64::from_le_bytes([
+        // Selective part: only bits for PSNs in (una, nxt). An empty block (the in-order case) is one test.
+        let mut words = [0u64; 4];
+        for (w, chunk) in words.iter_mut().zip(sack.chunks_exact(8)) {
+            *w = u64::from_le_bytes([
                 chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
             ]);
+        }
+        let any = (words[0] | words[1] | words[2] | words[3]) != 0;
+        for (k, mut w) in words.into_iter().enumerate() {
+            if !any {
+                break;
+            }
             while w != 0 {
                 let i = w.trailing_zeros();
                 w &= w - 1;
@@ -327,8 +347,9 @@ impl SendWindow {
         res
     }
 
-    /// Loss detection (b) and (c) over the holes below the highest acknowledged PSN (MR-REL-4). Declared losses
+    /// Loss detection (b) and (c) over the holes below the highest acknowledged PSN (MR-REL-36..38). Declared losses
     /// are queued and reported to `on_lost`; the earliest pending time deadline is stored in `rack_deadline`.
+    #[inline]
     pub fn detect_losses(
         &mut self,
         now: Instant,
@@ -345,7 +366,9 @@ impl SendWindow {
             let e = self.ring[(psn & self.mask) as usize];
             if !self.acked.get(psn) && e.flags & F_LOST == 0 {
                 let dist = self.highest_acked.wrapping_sub(psn);
-                let cause = if dist >= self.reorder_distance {
+                // MR-REL-38: the distance rule also requires that a packet sent after p's latest transmission
+                // was acknowledged, so a retransmission is not declared lost again by every later ACK.
+                let cause = if dist >= self.reorder_distance && e.sent < self.rack_sent {
                     Some(LossCause::Distance)
                 } else if e.sent < self.rack_sent {
                     let deadline = e.sent + srtt + reo_wnd;
@@ -445,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4_cack_and_sack_credit_once() {
+    fn mr_rel_21_22_cack_and_sack_credit_once() {
         let isn = u32::MAX - 2; // wraps during the test
         let mut w = window_with(8, isn, 10);
         let mut credited = Vec::new();
@@ -491,7 +514,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4a_trim_nack_marks_lost_and_queues() {
+    fn mr_rel_34_trim_nack_marks_lost_and_queues() {
         let mut w = window_with(4, 0, 10);
         assert!(w.mark_lost(2).is_some());
         assert!(w.mark_lost(2).is_none(), "queued once");
@@ -504,7 +527,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4b_time_based_rack() {
+    fn mr_rel_36_time_based_rack() {
         // Packets 0..4 sent at t=0,10,20,30. ACK at t=40 sacks PSN 3 (sent at 30) with CACK 0.
         let mut w = window_with(4, 0, 10);
         w.on_ack(40, 0, 0, &sack_of(0, &[3]), 1000, |_| {});
@@ -529,7 +552,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4b_not_lost_when_acked_packet_was_sent_earlier() {
+    fn mr_rel_36_not_lost_when_acked_packet_was_sent_earlier() {
         // P0 retransmitted at t=100; P1 (sent t=10) acked: P0 was sent after P1, so (b) must not fire for it.
         let mut w = window_with(3, 0, 10);
         w.mark_lost(0);
@@ -542,7 +565,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4c_reorder_distance() {
+    fn mr_rel_38_reorder_distance() {
         let mut w = window_with(40, 0, 1);
         // Everything sent at about the same time; ack PSN 20 only. reorder_distance 16: PSNs 0..=4 are lost by
         // distance, 5..=19 are not (yet) lost by distance, but by time only once now >= sent + srtt + reo.
@@ -557,7 +580,28 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_4d_rto_marks_old_packets() {
+    fn mr_rel_38_distance_needs_a_later_sent_packet_acked() {
+        // 40 packets sent at t=0..39; PSN 0 is lost by distance, retransmitted at t=100, and later ACKs that only
+        // acknowledge packets sent before t=100 must not declare the retransmission lost again.
+        let mut w = window_with(40, 0, 1);
+        w.on_ack(50, 0, 0, &sack_of(0, &[20]), 1000, |_| {});
+        let mut lost = Vec::new();
+        w.detect_losses(50, 1000, 250, |p, _, c| lost.push((p, c)));
+        assert!(lost.contains(&(0, LossCause::Distance)));
+        while w.pop_lost().is_some() {}
+        w.on_retransmit(100, 0, 1, 0, 1000);
+        lost.clear();
+        w.on_ack(110, 0, 0, &sack_of(0, &[20, 30]), 1000, |_| {});
+        w.detect_losses(110, 1000, 250, |p, _, c| lost.push((p, c)));
+        assert!(
+            !lost.iter().any(|x| x.0 == 0),
+            "retransmitted PSN 0 declared lost again: {lost:?}"
+        );
+        assert_eq!(w.get(0).unwrap().flags & F_LOST, 0);
+    }
+
+    #[test]
+    fn mr_rel_39_rto_marks_old_packets() {
         let mut w = window_with(4, 0, 100); // sent at 0,100,200,300
         assert_eq!(w.rto_deadline, Some(1_000_000));
         let mut lost = Vec::new();

@@ -33,7 +33,7 @@ pub use endpoint::Endpoint;
 pub use memory::{Memory, SparseMemory};
 pub use plan::{PlanHeaders, TransmitPlan};
 pub use qp::QpState;
-pub use stats::Stats;
+pub use stats::{Drops, Stats};
 pub use verbs::{
     Access, Completion, Event, MrKeys, Qpn, RecvWr, RemoteQp, SendOp, SendWr, Sge, VerbsError,
     WcOpcode, WcStatus,

@@ -110,13 +110,15 @@ impl MrTable {
         Ok(())
     }
 
+    #[inline]
     fn lookup(&self, lkey: u32) -> Option<usize> {
         let slot = (lkey >> 8) as usize;
         let r = self.slots.get(slot)?;
         (r.live && r.gen == (lkey & 0xFF) as u8).then_some(slot)
     }
 
-    /// Checks a local access with `lkey` (MR-SEM-2). Zero-length accesses always pass.
+    /// Checks a local access with `lkey` (MR-SEM-8, MR-SEM-9, MR-SEM-15, MR-SEM-16). Zero-length accesses always pass.
+    #[inline]
     pub fn check_local(
         &self,
         lkey: u32,
@@ -127,8 +129,9 @@ impl MrTable {
         self.check(lkey, addr, len, needed)
     }
 
-    /// Checks a remote access with `rkey` (MR-SEM-2): key valid and current, `addr..addr+len` inside the region
+    /// Checks a remote access with `rkey` (MR-SEM-13, MR-SEM-14): key valid and current, `addr..addr+len` inside the region
     /// (overflow-safe), and `needed` rights present. Zero-length accesses always pass.
+    #[inline]
     pub fn check_remote(
         &self,
         rkey: u32,
@@ -140,6 +143,7 @@ impl MrTable {
     }
 
     /// The core check on a local-form key.
+    #[inline]
     pub fn check(&self, lkey: u32, addr: u64, len: u64, needed: Access) -> Result<(), MrError> {
         if len == 0 {
             return Ok(());
@@ -163,7 +167,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_sem_2_checks() {
+    fn mr_sem_13_checks() {
         let mut t = MrTable::new(4);
         let k = t
             .register(0x1000, 0x100, Access::LOCAL_WRITE | Access::REMOTE_WRITE)
@@ -215,7 +219,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_sem_2_stale_key_fails_after_reuse() {
+    fn mr_sem_7_stale_key_fails_after_reuse() {
         let mut t = MrTable::new(1);
         let k1 = t.register(0, 100, Access::REMOTE_READ).unwrap();
         assert_eq!(

@@ -3,7 +3,7 @@
 //! Each connection owns `paths` entries `{ev, counters}`. Packets are sprayed round-robin over the entries; an
 //! entry whose packet came back with ECE, was trimmed, or was declared lost is *recycled*: its EV is replaced by
 //! a fresh one from a seeded PRNG (REPS-style), so a bad path is left within the RTT that revealed it. The UDP
-//! source port of a packet is `0xC000 | (ev & 0x3FFF)` (MR-ENC-3).
+//! source port of a packet is `0xC000 | (ev & 0x3FFF)` (MR-ENC-17).
 
 use alloc::vec::Vec;
 
@@ -68,7 +68,7 @@ pub struct PathSet {
     rng: Prng,
 }
 
-/// UDP source port carrying entropy value `ev` (MR-ENC-3).
+/// UDP source port carrying entropy value `ev` (MR-ENC-17).
 #[inline]
 pub fn ev_to_port(ev: u16) -> u16 {
     0xC000 | (ev & 0x3FFF)
@@ -112,11 +112,13 @@ impl PathSet {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Always false (a set has at least one entry).
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -127,20 +129,28 @@ impl PathSet {
     }
 
     /// Picks the next entry round-robin; returns `(index, ev)`. `avoid` (an entry index) is skipped when the set
-    /// has more than one entry: retransmissions go out on a different EV (MR-REL-5).
+    /// has more than one entry: retransmissions go out on a different EV (MR-REL-44, MR-PATH-10).
+    #[inline]
     pub fn choose(&mut self, avoid: Option<u8>) -> (u8, u16) {
         let n = self.entries.len();
-        let mut i = self.next % n;
+        // `next` stays below `n`, so stepping wraps with a compare instead of a division.
+        let step = |j: usize| if j + 1 >= n { 0 } else { j + 1 };
+        let mut i = if self.next < n {
+            self.next
+        } else {
+            self.next % n
+        };
         if n > 1 && avoid == Some(i as u8) {
-            i = (i + 1) % n;
+            i = step(i);
         }
-        self.next = (i + 1) % n;
+        self.next = step(i);
         let e = &mut self.entries[i];
         e.sent = e.sent.wrapping_add(1);
         (i as u8, e.ev)
     }
 
     /// The EV of entry `idx` (0 if out of range).
+    #[inline]
     pub fn ev(&self, idx: u8) -> u16 {
         self.entries.get(idx as usize).map_or(0, |e| e.ev)
     }
@@ -168,6 +178,7 @@ impl PathSet {
     }
 
     /// Finds the entry currently carrying `ev`.
+    #[inline]
     pub fn index_of(&self, ev: u16) -> Option<u8> {
         self.entries
             .iter()
@@ -181,7 +192,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_path_1_round_robin_and_avoid() {
+    fn mr_path_3_10_round_robin_and_avoid() {
         let mut p = PathSet::new(4, 7);
         let picks: Vec<u8> = (0..8).map(|_| p.choose(None).0).collect();
         assert_eq!(picks, [0, 1, 2, 3, 0, 1, 2, 3]);

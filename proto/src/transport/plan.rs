@@ -30,10 +30,14 @@ pub struct TransmitPlan {
     pub payload_addr: u64,
     /// Payload length.
     pub payload_len: u32,
+    /// The payload is `payload_len` zero bytes, not read from memory (the reserved bytes of a RoCEv2 CNP,
+    /// MR-ROCE-26); `payload_addr` is then unused.
+    pub zero_payload: bool,
 }
 
 impl TransmitPlan {
     /// Length of the whole frame in bytes.
+    #[inline]
     pub fn frame_len(&self) -> usize {
         match &self.headers {
             PlanHeaders::MetaRoce(m) => {
@@ -45,6 +49,25 @@ impl TransmitPlan {
         }
     }
 
+    /// Writes the payload into `dst` (zeros for a zero-fill plan, else read from `mem`).
+    #[inline]
+    fn fill_payload<M: Memory + ?Sized>(
+        &self,
+        mem: &M,
+        dst: Option<&mut [u8]>,
+    ) -> wire::Result<()> {
+        if self.payload_len == 0 {
+            return Ok(());
+        }
+        let dst = dst.ok_or(wire::Error::Truncated)?;
+        if self.zero_payload {
+            dst.fill(0);
+        } else {
+            mem.read(self.payload_addr, dst);
+        }
+        Ok(())
+    }
+
     /// Writes the whole frame into `buf` (cleared first): headers, the payload read from `mem`, and the
     /// ICV/ICRC. Returns the frame length.
     pub fn emit<M: Memory + ?Sized>(&self, mem: &M, buf: &mut Vec<u8>) -> wire::Result<usize> {
@@ -54,18 +77,12 @@ impl TransmitPlan {
         let n = match &self.headers {
             PlanHeaders::MetaRoce(m) => {
                 let h = wire::packet::emit_headers(&self.l, m, plen, buf)?;
-                if plen > 0 {
-                    let dst = buf.get_mut(h..h + plen).ok_or(wire::Error::Truncated)?;
-                    mem.read(self.payload_addr, dst);
-                }
+                self.fill_payload(mem, buf.get_mut(h..h + plen))?;
                 wire::packet::finish_icv(buf, h, plen)?
             }
             PlanHeaders::RoceV2(r) => {
                 let h = wire::roce_packet::emit_roce_headers(&self.l, r, plen, buf)?;
-                if plen > 0 {
-                    let dst = buf.get_mut(h..h + plen).ok_or(wire::Error::Truncated)?;
-                    mem.read(self.payload_addr, dst);
-                }
+                self.fill_payload(mem, buf.get_mut(h..h + plen))?;
                 wire::roce_packet::finish_icrc(buf, h, plen)?
             }
         };

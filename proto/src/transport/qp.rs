@@ -1,6 +1,7 @@
 //! Queue-pair state shared by both engines: work queues, the message tables, and verbs validation.
 
 use super::verbs::{Completion, Event, Qpn, RecvWr, RemoteQp, Sge, WcOpcode, WcStatus};
+use crate::wire::packet::L2L3;
 use alloc::collections::VecDeque;
 
 /// Lifecycle state of a QP.
@@ -32,7 +33,8 @@ pub enum MsgKind {
 }
 
 impl MsgKind {
-    /// True for messages that consume a receive WQE at the responder (MR-SEM-3).
+    /// True for messages that consume a receive WQE at the responder (MR-SEM-26).
+    #[inline]
     pub fn consumes_wqe(self) -> bool {
         matches!(self, MsgKind::Send | MsgKind::SendImm | MsgKind::WriteImm)
     }
@@ -45,7 +47,8 @@ pub struct SendMsg {
     pub wr_id: u64,
     /// Kind.
     pub kind: MsgKind,
-    /// Local buffer (READ_RESP: the responder-side source range, `lkey` unused).
+    /// Local buffer. READ_RESP: the responder-side source range, with `lkey` holding the R_Key of the READ_REQ
+    /// answered, checked for REMOTE_READ before every (re)transmission (MR-SEM-7, MR-SEM-14).
     pub local: Sge,
     /// Remote address (WRITE*/READ).
     pub remote_addr: u64,
@@ -57,8 +60,11 @@ pub struct SendMsg {
     pub solicited: bool,
     /// Message length in bytes.
     pub len: u32,
-    /// Packets the message occupies (READ: 1, the request).
+    /// Packets the message occupies (READ: 1, the request). MetaRoCE recomputes it with the message's segment
+    /// size when the message starts.
     pub npkts: u32,
+    /// Segment size (`mtu_eff`) fixed when the first packet of the message is sent (MR-WIRE-30); 0 before.
+    pub seg_size: u32,
     /// MSN once started.
     pub msn: u32,
     /// SSN (for WQE-consuming messages) once started.
@@ -81,6 +87,7 @@ pub struct SendMsg {
 
 impl SendMsg {
     /// True once the message needs nothing more from the transport.
+    #[inline]
     pub fn done(&self) -> bool {
         self.started
             && self.acked_pkts >= self.npkts
@@ -88,6 +95,7 @@ impl SendMsg {
     }
 
     /// The completion opcode of a user message.
+    #[inline]
     pub fn wc_opcode(&self) -> WcOpcode {
         match self.kind {
             MsgKind::Write | MsgKind::WriteImm => WcOpcode::Write,
@@ -106,6 +114,9 @@ pub struct QpCore {
     pub state: QpState,
     /// The connected peer.
     pub remote: Option<RemoteQp>,
+    /// Layers 2-4 towards the peer (set with `remote`), DSCP and UDP source port left 0: each plan copies it and
+    /// patches those two fields instead of rebuilding the addresses.
+    pub l2: Option<L2L3>,
     /// Send-queue depth limit (user WRs).
     pub max_send_wr: u32,
     /// Receive-queue depth limit.
@@ -133,6 +144,7 @@ impl QpCore {
             qpn,
             state: QpState::Init,
             remote: None,
+            l2: None,
             max_send_wr,
             max_recv_wr,
             sq: VecDeque::new(),
@@ -146,6 +158,7 @@ impl QpCore {
     }
 
     /// Index in `sq` of the started message with MSN `msn`.
+    #[inline]
     pub fn msg_index(&self, msn: u32) -> Option<usize> {
         let front = self.sq.front()?;
         if !front.started {
@@ -157,6 +170,7 @@ impl QpCore {
     }
 
     /// Pops every finished message at the head of the send queue, emitting completions in WR order.
+    #[inline]
     pub fn retire_done(&mut self, events: &mut VecDeque<Event>) {
         while let Some(m) = self.sq.front() {
             if !m.done() {
@@ -181,7 +195,7 @@ impl QpCore {
         }
     }
 
-    /// Moves the QP to the error state (MR-SEM-5): the message with MSN `failed` (if any) completes with
+    /// Moves the QP to the error state (MR-SEM-38): the message with MSN `failed` (if any) completes with
     /// `status`, every other user WR and every receive WQE completes `Flushed`, in order. Emits `QpError`.
     /// Returns false if the QP was already in error.
     pub fn enter_error(

@@ -1,4 +1,4 @@
-//! Integer RTT estimation and retransmission timeout (MR-REL-3).
+//! Integer RTT estimation and retransmission timeout (MR-REL-26..31).
 //!
 //! Jacobson/Karels with integer arithmetic: `srtt += (s - srtt)/8`, `rttvar += (|s - srtt| - rttvar)/4`;
 //! `RTO = clamp(srtt + 4*rttvar, rto_min, rto_max)`, `rto_init` before the first sample, doubled per consecutive
@@ -49,6 +49,7 @@ impl RttEstimator {
         self
     }
 
+    #[inline]
     fn recompute(&mut self) {
         let b = self.base_rto();
         self.rto = b
@@ -59,6 +60,7 @@ impl RttEstimator {
     }
 
     /// Feeds one sample (ns) taken at `now`. Clears the timeout backoff.
+    #[inline]
     pub fn on_sample(&mut self, now: Instant, sample: u64) {
         self.latest = sample;
         if !self.has_sample {
@@ -81,31 +83,37 @@ impl RttEstimator {
     }
 
     /// Smoothed RTT (0 before any sample).
+    #[inline]
     pub fn srtt(&self) -> u64 {
         self.srtt
     }
 
     /// RTT variation.
+    #[inline]
     pub fn rttvar(&self) -> u64 {
         self.rttvar
     }
 
     /// Latest sample.
+    #[inline]
     pub fn latest(&self) -> u64 {
         self.latest
     }
 
     /// Windowed minimum RTT (`u64::MAX` before any sample).
+    #[inline]
     pub fn min_rtt(&self) -> u64 {
         self.min_rtt
     }
 
     /// True once a sample was taken.
+    #[inline]
     pub fn has_sample(&self) -> bool {
         self.has_sample
     }
 
     /// The base RTO without backoff.
+    #[inline]
     pub fn base_rto(&self) -> u64 {
         if !self.has_sample {
             return self.rto_init.clamp(self.rto_min, self.rto_max);
@@ -130,7 +138,8 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// RACK reordering window: `max(srtt/4, 1 µs)` (MR-REL-4).
+    /// RACK reordering window: `max(srtt/4, 1 µs)` (MR-REL-36).
+    #[inline]
     pub fn reo_wnd(&self) -> u64 {
         (self.srtt / 4).max(1_000)
     }
@@ -141,7 +150,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_rel_3_jacobson_integer() {
+    fn mr_rel_27_jacobson_integer() {
         let mut r = RttEstimator::new(20_000, 200_000, 64_000_000, 1_000_000);
         assert_eq!(r.rto(), 200_000);
         r.on_sample(0, 10_000);
@@ -159,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn mr_rel_3_rto_clamp_and_backoff() {
+    fn mr_rel_29_30_rto_clamp_and_backoff() {
         let mut r = RttEstimator::new(20_000, 200_000, 1_000_000, 1_000);
         r.on_sample(0, 1_000);
         assert_eq!(r.rto(), 20_000); // clamped up to rto_min

@@ -1,29 +1,78 @@
 //! Endpoint counters. Every drop has a reason; every retransmission has a cause.
 
-/// Reasons a received frame was dropped.
+/// Reasons a received frame was dropped: one counter per drop reason (MR-ENC-41). The frame-level reasons map
+/// one-to-one onto the variants of [`wire::Error`](crate::wire::Error) (see [`Drops::count_parse_error`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Drops {
-    /// ICV / ICRC mismatch (MR-WIRE-ICV).
+    /// ICV / ICRC mismatch (MR-WIRE-40, MR-ROCE-12).
     pub bad_icv: u64,
-    /// Truncated or inconsistent headers, bad IP checksum, wrong UDP port.
-    pub malformed: u64,
-    /// Unknown MetaRoCE version or packet type (MR-WIRE-1).
+    /// `wire::Error::Truncated`: the frame ends before a header or a declared length (MR-ENC-31, MR-ENC-32).
+    pub truncated: u64,
+    /// `wire::Error::BadVersion`: MetaRoCE version other than 1 or IP version mismatch (MR-WIRE-6).
+    pub bad_version: u64,
+    /// `wire::Error::BadType`: reserved MetaRoCE packet type (MR-WIRE-7).
+    pub bad_type: u64,
+    /// Aggregate of [`Drops::bad_version`] and [`Drops::bad_type`], kept for existing readers; not a separate
+    /// reason (do not add it to the other counters).
     pub bad_version_or_type: u64,
+    /// `wire::Error::BadLength`: inconsistent IP / UDP / `hlen` / `payload_len` lengths (MR-ENC-31, MR-ENC-38,
+    /// MR-WIRE-10, MR-WIRE-11).
+    pub bad_length: u64,
+    /// `wire::Error::BadChecksum`: bad IPv4 header checksum (MR-ENC-9).
+    pub bad_ip_checksum: u64,
+    /// `wire::Error::Unsupported`: IPv4 options (MR-ENC-8), fragments (MR-ENC-10), IPv6 extension headers
+    /// (MR-ENC-14), reserved NACK / CTRL codes (MR-WIRE-37, MR-WIRE-39).
+    pub unsupported: u64,
+    /// `wire::Error::Malformed`: a field value the format forbids (MR-WIRE-14, MR-WIRE-29, MR-WIRE-39).
+    pub malformed: u64,
+    /// `wire::Error::NotOurs`: another ethertype, IP protocol or UDP destination port (MR-ENC-3, MR-ENC-16).
+    pub not_ours: u64,
+    /// `wire::Error::BadTrim`: a trimmed packet that is not DATA or has DCID 0 (MR-ENC-35, MR-ENC-36).
+    pub bad_trim: u64,
+    /// Source IP address differs from the peer address of the connection named by the DCID (MR-CONN-3).
+    pub wrong_peer: u64,
     /// No context for the connection id / QP (a NO_CONTEXT NACK may have been sent).
     pub unknown_connection: u64,
-    /// PSN at or beyond the receive window (MR-REL-2).
+    /// PSN at or beyond the receive window (MR-REL-11).
     pub out_of_window: u64,
-    /// Payload of an already received PSN (MR-REL-2: exactly-once).
+    /// Payload of an already received PSN (MR-REL-10: exactly-once).
     pub duplicate: u64,
-    /// Placement refused by the memory-region check (MR-SEM-2).
+    /// Placement refused by the memory-region check (MR-SEM-13..17, MR-SEM-32).
     pub access: u64,
     /// Packets of a message already failed, or otherwise invalid requests.
     pub invalid: u64,
+    /// NACKs ignored: TRIMMED or RNR for a PSN not outstanding, acknowledged, or (TRIMMED) whose `echo_ts` is not
+    /// the latest transmission's TS (MR-REL-35, MR-REL-50); fatal NACKs matching no started message (MR-SEM-35).
+    pub stale_nack: u64,
     /// Not addressed to this endpoint (IP / MAC).
     pub not_for_us: u64,
 }
 
-/// Retransmissions by cause (MR-REL-4).
+impl Drops {
+    /// Counts a frame the wire parser rejected under the counter of its reason (MR-ENC-41).
+    pub fn count_parse_error(&mut self, e: crate::wire::Error) {
+        use crate::wire::Error as E;
+        match e {
+            E::Truncated => self.truncated += 1,
+            E::BadVersion => {
+                self.bad_version += 1;
+                self.bad_version_or_type += 1;
+            }
+            E::BadType => {
+                self.bad_type += 1;
+                self.bad_version_or_type += 1;
+            }
+            E::BadLength => self.bad_length += 1,
+            E::BadChecksum => self.bad_ip_checksum += 1,
+            E::Unsupported => self.unsupported += 1,
+            E::Malformed => self.malformed += 1,
+            E::NotOurs => self.not_ours += 1,
+            E::BadTrim => self.bad_trim += 1,
+        }
+    }
+}
+
+/// Retransmissions by cause (MR-REL-34..39, MR-SEM-29, MR-CONN-35, MR-ROCE-22).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Retransmits {
     /// After a NACK TRIMMED.

@@ -28,7 +28,7 @@ pub mod field {
 pub const SACK_BITS: u32 = 256;
 
 flags_u8!(
-    /// ACK header flags (spec 3.8, MR-WIRE-31).
+    /// ACK header flags (spec 3.8, MR-WIRE-35).
     AckFlags {
         /// The triggering packet was CE-marked.
         ECE = 0x80,
@@ -38,7 +38,7 @@ flags_u8!(
 );
 
 /// The 256-bit SACK bitmap: bit `i` means PSN `sack_base + i` was received. Bit `i` lives in byte `i / 8` under
-/// mask `1 << (i % 8)` (spec 3.8, MR-WIRE-30).
+/// mask `1 << (i % 8)` (spec 3.8, MR-WIRE-34).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SackBitmap(pub [u8; 32]);
 
@@ -105,7 +105,7 @@ impl SackBitmap {
     }
 }
 
-/// The SACK base rule (MR-WIRE-29). With cumulative ack `cack`, the triggering DATA packet's PSN `psn` and the
+/// The SACK base rule (MR-WIRE-33). With cumulative ack `cack`, the triggering DATA packet's PSN `psn` and the
 /// acker's receive window `window` (packets), let `d = psn - cack` (mod 2^32): the bitmap starts at `cack` if
 /// `d < 256` or `d >= window` (duplicates, whose `d` wraps to at least 2^31, included), else at
 /// `cack + 32 * (d / 32) - 224`, which puts `psn` in the bitmap's last 32-bit word (bits 224..255). For an ACK
@@ -282,7 +282,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_wire_29_sack_base_rule() {
+    fn mr_wire_33_sack_base_rule() {
         const W: u32 = 4096;
         assert_eq!(sack_base(100, 100, W), 100);
         assert_eq!(sack_base(100, 355, W), 100);

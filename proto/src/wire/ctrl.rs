@@ -1,4 +1,4 @@
-//! CTRL header (CH), 12 bytes (spec 3.10, MR-WIRE-33). CTRL packets consume no PSN; MBH.PSN carries the sender's next PSN.
+//! CTRL header (CH), 12 bytes (spec 3.10, MR-WIRE-38). CTRL packets consume no PSN; MBH.PSN carries the sender's next PSN.
 
 use super::{bytes, u8_enum, view, Error, Result};
 
@@ -18,7 +18,7 @@ pub mod field {
 }
 
 u8_enum!(
-    /// CTRL code (spec 3.10). Other values are reserved: drop (MR-WIRE-33).
+    /// CTRL code (spec 3.10). Other values are reserved: drop (MR-WIRE-39).
     CtrlCode {
         /// Explicit open; SYN and the Open extension are present.
         Open = 1,

@@ -30,8 +30,8 @@ pub mod field {
 /// DATA opcode (MR-WIRE Table 3.4).
 ///
 /// The eight defined operations, plus two classes standing for every value a receiver must answer with a NACK
-/// rather than drop: [`Opcode::Reserved`] (0x00, 0x07, 0x0A..=0x7F: NACK INVALID, MR-WIRE-14) and
-/// [`Opcode::Experimental`] (0x80..=0xFF: NACK UNSUPPORTED, MR-WIRE-16). [`Opcode::from_u8`] and `TryFrom` accept
+/// rather than drop: [`Opcode::Reserved`] (0x00, 0x07, 0x0A..=0x7F: NACK INVALID, MR-WIRE-16) and
+/// [`Opcode::Experimental`] (0x80..=0xFF: NACK UNSUPPORTED, MR-WIRE-18). [`Opcode::from_u8`] and `TryFrom` accept
 /// only the defined operations; [`Opcode::from_wire`] maps every byte. A sender emits the classes as 0x00 and
 /// 0x80.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,7 +51,7 @@ pub enum Opcode {
     ReadReq = 0x05,
     /// RDMA READ response data.
     ReadResp = 0x06,
-    /// Atomic fetch-and-add (deferred: receivers NACK UNSUPPORTED, MR-WIRE-15).
+    /// Atomic fetch-and-add (deferred: receivers NACK UNSUPPORTED, MR-WIRE-17).
     FetchAdd = 0x08,
     /// Atomic compare-and-swap (deferred: receivers NACK UNSUPPORTED, MR-WIRE-15).
     CmpSwap = 0x09,
@@ -128,7 +128,7 @@ impl Opcode {
 }
 
 flags_u8!(
-    /// DATA header flags (spec 3.3, MR-WIRE-17, -18).
+    /// DATA header flags (spec 3.3, MR-WIRE-19, -20).
     DataFlags {
         /// First packet of the message.
         FIRST = 0x80,
@@ -270,7 +270,7 @@ pub struct DataRepr {
 impl DataRepr {
     /// Parses a DATA header: the immediate must be present when the opcode has one (`Truncated`). Reserved and
     /// experimental opcodes parse as [`Opcode::Reserved`] / [`Opcode::Experimental`] (the receiver answers them
-    /// with a NACK, MR-WIRE-14/-16). Reserved bits and bytes are ignored (MR-WIRE-2).
+    /// with a NACK, MR-WIRE-16/-18). Reserved bits and bytes are ignored (MR-WIRE-2).
     #[inline(always)]
     pub fn parse<T: AsRef<[u8]> + ?Sized>(h: &DataHeader<&T>) -> Result<Self> {
         h.check_len()?;

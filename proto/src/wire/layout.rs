@@ -363,7 +363,7 @@ pub static ETHERNET_VLAN: HeaderLayout = HeaderLayout {
     ],
 };
 
-/// IPv4 header without options (MR-ENC-5).
+/// IPv4 header without options (MR-ENC-5, MR-ENC-8).
 pub static IPV4: HeaderLayout = HeaderLayout {
     name: "ipv4",
     module: "ipv4",
@@ -426,7 +426,7 @@ pub static IPV4: HeaderLayout = HeaderLayout {
     ],
 };
 
-/// IPv6 fixed header (MR-ENC-11).
+/// IPv6 fixed header (MR-ENC-11, MR-ENC-14).
 pub static IPV6: HeaderLayout = HeaderLayout {
     name: "ipv6",
     module: "ipv6",

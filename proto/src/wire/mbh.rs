@@ -1,4 +1,4 @@
-//! MetaRoCE base header (MBH), 16 bytes (spec 3.2, MR-WIRE-4..-13).
+//! MetaRoCE base header (MBH), 16 bytes (spec 3.2, MR-WIRE-4..-14).
 
 use super::{bytes, flags_u8, u8_enum, view, Error, Result};
 
@@ -49,7 +49,7 @@ u8_enum!(
 );
 
 flags_u8!(
-    /// MBH flags (spec 3.2, MR-WIRE-12, -13). Bits 0x1F are reserved: sent as 0, ignored on receive.
+    /// MBH flags (spec 3.2, MR-WIRE-13, -14). Bits 0x1F are reserved: sent as 0, ignored on receive.
     MbhFlags {
         /// An Open extension follows the type header.
         SYN = 0x80,

@@ -95,7 +95,7 @@ pub enum Error {
     /// reserved opcodes and codes.
     Unsupported,
     /// A field holds a value the format forbids: an Open extension with SCID 0 or a window or MTU out of range,
-    /// SYN where it is not allowed (MR-WIRE-13, -26, -33).
+    /// SYN where it is not allowed, a CTRL OPEN without SYN (MR-WIRE-14, -29, -39).
     Malformed,
     /// Not a packet of this protocol: another ethertype, IP protocol or UDP destination port.
     NotOurs,

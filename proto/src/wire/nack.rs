@@ -1,4 +1,4 @@
-//! NACK header (NH), 12 bytes (spec 3.9, MR-WIRE-32). MBH.PSN carries the nacked PSN.
+//! NACK header (NH), 12 bytes (spec 3.9, MR-WIRE-36). MBH.PSN carries the nacked PSN.
 
 use super::{bytes, u8_enum, view, Error, Result};
 
@@ -18,7 +18,7 @@ pub mod field {
 }
 
 u8_enum!(
-    /// NACK code (spec 3.9). Other values are reserved: drop (MR-WIRE-32).
+    /// NACK code (spec 3.9). Other values are reserved: drop (MR-WIRE-37).
     NackCode {
         /// The packet was trimmed by a switch: retransmit.
         Trimmed = 1,

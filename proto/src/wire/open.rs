@@ -1,4 +1,4 @@
-//! Open extension (OX), 12 bytes; follows the type header when MBH.SYN is set (spec 3.7, MR-WIRE-25..-28).
+//! Open extension (OX), 12 bytes; follows the type header when MBH.SYN is set (spec 3.7, MR-WIRE-27..-29).
 
 use super::{bytes, view, Error, Result};
 
@@ -107,7 +107,7 @@ pub struct OpenRepr {
 
 impl OpenRepr {
     /// Parses an Open extension; SCID 0, `wlog` outside 8..=16 or `mtu_log` outside 9..=13 is `Malformed`
-    /// (MR-WIRE-26).
+    /// (MR-WIRE-29).
     #[inline(always)]
     pub fn parse<T: AsRef<[u8]> + ?Sized>(h: &OpenExt<&T>) -> Result<Self> {
         h.check_len()?;

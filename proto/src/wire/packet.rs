@@ -171,6 +171,12 @@ impl L2L3 {
     /// `header_len()` bytes and the lengths must fit (checked by the callers).
     #[inline]
     pub(crate) fn emit_l2l3(&self, udp_payload_len: usize, out: &mut [u8]) {
+        if let (None, IpRepr::V4 { .. }) = (self.vlan, &self.ip) {
+            if let Some(o) = out.get_mut(..42) {
+                self.emit_l2l3_v4(udp_payload_len, o);
+                return;
+            }
+        }
         let eth_len = self.eth_len();
         let ip_end = eth_len + self.ip.header_len();
         EthernetRepr {
@@ -195,6 +201,22 @@ impl L2L3 {
             ip_end,
             ip_end + udp::field::HEADER_LEN,
         )));
+    }
+
+    /// Fast path of [`Self::emit_l2l3`] for an untagged IPv4 frame: the 42 header bytes are assembled in one array
+    /// and stored at once (same bytes as the general path).
+    #[inline(always)]
+    fn emit_l2l3_v4(&self, udp_payload_len: usize, out: &mut [u8]) {
+        let mut h = [0u8; 42];
+        h[0..6].copy_from_slice(&self.eth_dst);
+        h[6..12].copy_from_slice(&self.eth_src);
+        h[12..14].copy_from_slice(&EtherType::IPV4.to_be_bytes());
+        let udp_len = udp_payload_len + udp::field::HEADER_LEN;
+        self.ip.emit(udp_len, &mut h[14..34]);
+        h[34..36].copy_from_slice(&self.udp_src.to_be_bytes());
+        h[36..38].copy_from_slice(&self.udp_dst.to_be_bytes());
+        h[38..40].copy_from_slice(&(udp_len as u16).to_be_bytes());
+        out.copy_from_slice(&h);
     }
 
     /// Checks that a UDP payload of `udp_payload_len` bytes fits the IP and UDP length fields.
@@ -335,10 +357,11 @@ impl MetaRoceRepr {
             }
     }
 
-    /// Writes the MetaRoCE headers for a payload of `payload_len` bytes at the start of `out`.
+    /// Writes the MetaRoCE headers for a payload of `payload_len` bytes into `out`, which is exactly
+    /// [`Self::header_len`] bytes long (its length is used instead of recomputing it).
     #[inline]
     fn emit(&self, payload_len: u16, out: &mut [u8]) {
-        let hl = self.header_len();
+        let hl = out.len();
         let mut m = self.mbh;
         m.ptype = self.ty.ptype();
         m.flags.set(MbhFlags::SYN, self.open.is_some());
@@ -349,7 +372,11 @@ impl MetaRoceRepr {
             0,
             mbh::field::HEADER_LEN,
         )));
-        let ty_end = mbh::field::HEADER_LEN + self.ty.buffer_len();
+        let ty_end = if self.open.is_some() {
+            hl - open::field::HEADER_LEN
+        } else {
+            hl
+        };
         self.ty
             .emit(bytes::slice_mut(out, mbh::field::HEADER_LEN, ty_end));
         if let Some(o) = &self.open {
@@ -439,7 +466,7 @@ pub fn emit_frame(
 /// used): `m.ty` is [`TypeRepr::placeholder`] of the MBH's type, `m.open` is `None`, `payload` is empty and
 /// `icv_ok` is false (not verified). For an untrimmed frame whose ICV does not match (`icv_ok == false`), the
 /// type header is parsed if it is well-formed and is a placeholder otherwise; such a frame must be dropped
-/// (MR-WIRE-34).
+/// (MR-WIRE-40).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParsedFrame<'a> {
     /// Layers 2-4.
@@ -477,6 +504,9 @@ pub(crate) struct L2L3Parsed {
 /// and equal to the UDP length field.
 #[inline(always)]
 pub(crate) fn parse_l2l3(frame: &[u8], udp_port: u16) -> Result<L2L3Parsed> {
+    if let Some(r) = parse_l2l3_v4(frame, udp_port) {
+        return r;
+    }
     let eth = EthernetFrame::new_checked(frame)?;
     eth.check_len_tagged()?;
     let ip_off = eth.header_len();
@@ -566,6 +596,76 @@ pub(crate) fn parse_l2l3(frame: &[u8], udp_port: u16) -> Result<L2L3Parsed> {
     })
 }
 
+/// Fast path of [`parse_l2l3`] for an untagged IPv4 frame of at least 42 bytes (Ethernet + IPv4 + UDP headers):
+/// the header bytes are bounds-checked once and every field is read at a fixed offset. Same checks, in the same
+/// order, with the same errors as the general path; `None` (any other shape) defers to it.
+#[inline(always)]
+fn parse_l2l3_v4(frame: &[u8], udp_port: u16) -> Option<Result<L2L3Parsed>> {
+    const IP: usize = ethernet::field::HEADER_LEN;
+    const UDP: usize = IP + ipv4::field::HEADER_LEN;
+    let h: &[u8; UDP + udp::field::HEADER_LEN] =
+        frame.get(..UDP + udp::field::HEADER_LEN)?.try_into().ok()?;
+    let be16 = |o: usize| u16::from_be_bytes([h[o], h[o + 1]]);
+    if be16(12) != EtherType::IPV4 {
+        return None;
+    }
+    let vihl = h[IP];
+    if vihl >> 4 != 4 {
+        return Some(Err(Error::BadVersion));
+    }
+    if vihl & 0x0F != 5 {
+        return Some(Err(Error::Unsupported)); // MR-ENC-8
+    }
+    let iph: &[u8; ipv4::field::HEADER_LEN] = h[IP..UDP].try_into().ok()?;
+    if ipv4::checksum20(iph) != 0 {
+        return Some(Err(Error::BadChecksum)); // MR-ENC-9
+    }
+    let flg = be16(IP + ipv4::field::FLG_OFF.start);
+    if flg & (ipv4::field::FLAG_MF_MASK | ipv4::field::FRAG_OFF_MASK) != 0 {
+        return Some(Err(Error::Unsupported)); // MR-ENC-10
+    }
+    if h[IP + ipv4::field::PROTOCOL] != ipv4::PROTOCOL_UDP {
+        return Some(Err(Error::NotOurs));
+    }
+    let Some(l_len) =
+        (be16(IP + ipv4::field::LENGTH.start) as usize).checked_sub(ipv4::field::HEADER_LEN)
+    else {
+        return Some(Err(Error::BadLength));
+    };
+    if be16(UDP + udp::field::DST_PORT.start) != udp_port {
+        return Some(Err(Error::NotOurs)); // MR-ENC-16
+    }
+    // MR-ENC-31: L from the IP header, all of it present, UDP length == L.
+    if frame.len() - UDP < l_len {
+        return Some(Err(Error::Truncated));
+    }
+    if be16(UDP + udp::field::LENGTH.start) as usize != l_len {
+        return Some(Err(Error::BadLength));
+    }
+    let tos = h[IP + ipv4::field::DSCP_ECN];
+    let a4 = |o: usize| [h[o], h[o + 1], h[o + 2], h[o + 3]];
+    let mac = |o: usize| [h[o], h[o + 1], h[o + 2], h[o + 3], h[o + 4], h[o + 5]];
+    Some(Ok(L2L3Parsed {
+        l: L2L3 {
+            eth_src: mac(ethernet::field::SRC.start),
+            eth_dst: mac(ethernet::field::DST.start),
+            vlan: None,
+            ip: IpRepr::V4 {
+                src: a4(IP + ipv4::field::SRC.start),
+                dst: a4(IP + ipv4::field::DST.start),
+                dscp: (tos & ipv4::field::DSCP_MASK) >> ipv4::field::DSCP_SHIFT,
+                ecn: (tos & ipv4::field::ECN_MASK) >> ipv4::field::ECN_SHIFT,
+                ttl: h[IP + ipv4::field::TTL],
+            },
+            udp_src: be16(UDP + udp::field::SRC_PORT.start),
+            udp_dst: udp_port,
+        },
+        ip_off: IP,
+        udp_off: UDP,
+        udp_len: l_len,
+    }))
+}
+
 /// Type-header length implied by the MBH type and the raw opcode byte (MR-WIRE Table 3.12).
 #[inline(always)]
 fn type_header_len(ptype: PacketType, ty_buf: &[u8]) -> usize {
@@ -581,18 +681,20 @@ fn type_header_len(ptype: PacketType, ty_buf: &[u8]) -> usize {
 ///
 /// * `udp_port`: the MetaRoCE UDP destination port (other ports give `NotOurs`, MR-ENC-16).
 /// * `dscp_trim`: the DSCP a trimming switch writes (MR-ENC-33).
-/// * `verify_icv`: `false` skips the CRC (a lower layer verified it, MR-WIRE-34); `icv_ok` is then true.
+/// * `verify_icv`: `false` skips the CRC (a lower layer verified it, MR-WIRE-40); `icv_ok` is then true.
 ///
 /// Checks, in the order of MR-ENC-40, each failure an error (a drop to count):
 /// Ethernet/VLAN and IP (`NotOurs`, `Unsupported` for IHL != 5, fragments and IPv6 extension headers,
 /// `BadChecksum`, `BadVersion`); UDP destination port (`NotOurs`); datagram length `L` (MR-ENC-31: `Truncated`
 /// if the frame is shorter, `BadLength` if the UDP length field differs; MR-ENC-32: `BadLength` if `L < 24`);
-/// MBH version and type (`BadVersion`, `BadType`, MR-WIRE-5/-6); trimmed classification (MR-ENC-33) and, for a
-/// trimmed packet, DATA with a non-zero DCID (`BadTrim`, MR-ENC-35/-36); `hlen` and `payload_len` (`BadLength`,
+/// MBH version and type (`BadVersion`, `BadType`, MR-WIRE-6/-7); trimmed classification (MR-ENC-33) and, for a
+/// trimmed packet, anything but DATA with a non-zero DCID (`BadTrim`: not DATA, MR-ENC-35, or DATA with
+/// DCID 0, MR-ENC-36); `hlen` and `payload_len` (`BadLength`,
 /// MR-WIRE-9/-10, MR-ENC-38); the ICV (a mismatch is not an error: `icv_ok` is false); type-specific fields
 /// (`Unsupported` for reserved NACK/CTRL codes, `Malformed` for a misplaced SYN or a bad Open extension). Reserved
 /// and experimental DATA opcodes are not errors: they parse as [`Opcode::Reserved`] / [`Opcode::Experimental`]
-/// so that the receiver can answer them with a NACK (MR-WIRE-14/-16).
+/// so that the receiver can answer them with a NACK (MR-WIRE-16/-18).
+#[inline(always)]
 pub fn parse_frame(
     frame: &[u8],
     udp_port: u16,
@@ -648,7 +750,7 @@ pub fn parse_frame(
         return Err(Error::BadLength);
     }
 
-    // ICV (MR-WIRE-ICV, MR-WIRE-34).
+    // ICV (MR-WIRE-ICV, MR-WIRE-40).
     let icv_off = hlen + payload_len;
     let icv_ok = if verify_icv {
         let stored = bytes::u32_at(mr, icv_off);
@@ -664,7 +766,7 @@ pub fn parse_frame(
         Err(_) if !icv_ok => TypeRepr::placeholder(mbh.ptype),
         Err(e) => return Err(e),
     };
-    // MR-WIRE-13: SYN only on DATA, ACK and CTRL OPEN; MR-WIRE-33: CTRL OPEN only with SYN.
+    // MR-WIRE-14: SYN only on DATA, ACK and CTRL OPEN; MR-WIRE-39: CTRL OPEN only with SYN.
     let syn_ok = match &ty {
         TypeRepr::Nack(_) => !syn,
         TypeRepr::Ctrl(c) => syn == (c.code == CtrlCode::Open),
@@ -690,6 +792,124 @@ pub fn parse_frame(
         payload,
         trimmed: false,
         icv_ok,
+    })
+}
+
+/// The type header of a frame accepted by [`parse_frame_fast`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FastType {
+    /// DATA header.
+    Data(DataRepr),
+    /// ACK header.
+    Ack(AckRepr),
+}
+
+/// A frame accepted by [`parse_frame_fast`]: untagged IPv4, not trimmed, ICV good (or not verified), no SYN,
+/// DATA or ACK. Holds exactly what the transport reads of such a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FastFrame<'a> {
+    /// IPv4 source address (checked against the connection's peer, MR-CONN-3).
+    pub(crate) ip_src: [u8; 4],
+    /// IPv4 destination address.
+    pub(crate) ip_dst: [u8; 4],
+    /// ECN codepoint.
+    pub(crate) ecn: u8,
+    /// UDP source port (the EV).
+    pub(crate) udp_src: u16,
+    /// Base header.
+    pub(crate) mbh: MbhRepr,
+    /// The type header bytes (length checked against `mbh`); decoded by [`FastFrame::ty`] where it is used, so
+    /// that no decoded copy travels through the return value.
+    pub(crate) ty_buf: &'a [u8],
+    /// Payload.
+    pub(crate) payload: &'a [u8],
+}
+
+impl FastFrame<'_> {
+    /// The decoded type header; `None` if it is malformed (then [`parse_frame`] rejects the frame too).
+    #[inline(always)]
+    pub(crate) fn ty(&self) -> Option<FastType> {
+        Some(match self.mbh.ptype {
+            PacketType::Data => {
+                FastType::Data(DataRepr::parse(&DataHeader::new_checked(self.ty_buf).ok()?).ok()?)
+            }
+            PacketType::Ack => {
+                FastType::Ack(AckRepr::parse(&AckHeader::new_checked(self.ty_buf).ok()?).ok()?)
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The receive fast path: parses the common frame shape (untagged IPv4, untrimmed, no SYN, DATA or ACK, ICV good
+/// or not verified) without building a [`ParsedFrame`]. Returns `Some` only for frames that [`parse_frame`] accepts
+/// with `trimmed == false`, `icv_ok == true`, `m.open == None` and an `IpRepr::V4` without VLAN tag, and then the
+/// fields equal [`parse_frame`]'s; every other frame (including every error) gives `None`, and the caller falls
+/// back to [`parse_frame`].
+#[inline(always)]
+pub(crate) fn parse_frame_fast(
+    frame: &[u8],
+    udp_port: u16,
+    dscp_trim: u8,
+    verify_icv: bool,
+) -> Option<FastFrame<'_>> {
+    let Some(Ok(L2L3Parsed {
+        l,
+        ip_off,
+        udp_off,
+        udp_len,
+    })) = parse_l2l3_v4(frame, udp_port)
+    else {
+        return None;
+    };
+    let IpRepr::V4 {
+        src,
+        dst,
+        dscp,
+        ecn,
+        ..
+    } = l.ip
+    else {
+        return None;
+    };
+    if udp_len < udp::field::HEADER_LEN + mbh::field::HEADER_LEN {
+        return None;
+    }
+    let mr_off = udp_off + udp::field::HEADER_LEN;
+    let mr = frame.get(mr_off..udp_off + udp_len)?;
+    let mbh = MbhRepr::parse(&MbhHeader::new_checked(mr).ok()?).ok()?;
+    let hlen = mbh.hlen as usize * 4;
+    let payload_len = mbh.payload_len as usize;
+    let expected = udp::field::HEADER_LEN + hlen + payload_len + ICV_LEN;
+    // Trimmed (MR-ENC-33), SYN (Open extension) and other lengths take the general path.
+    if dscp == dscp_trim || udp_len != expected || mbh.flags.contains(MbhFlags::SYN) {
+        return None;
+    }
+    let ty_buf = mr.get(mbh::field::HEADER_LEN..hlen)?;
+    let ty_len = match mbh.ptype {
+        PacketType::Data => Opcode::from_wire(*ty_buf.first()?).header_len(),
+        PacketType::Ack if payload_len == 0 => super::ack::field::HEADER_LEN,
+        _ => return None,
+    };
+    if hlen != mbh::field::HEADER_LEN + ty_len {
+        return None;
+    }
+    let icv_off = hlen + payload_len;
+    if verify_icv {
+        let stored = u32::from_be_bytes(mr.get(icv_off..icv_off + ICV_LEN)?.try_into().ok()?);
+        let ip = frame.get(ip_off..)?;
+        if !matches!(crc::metaroce_icv(ip, mr_off - ip_off + icv_off), Ok(c) if c == stored) {
+            return None;
+        }
+    }
+    Some(FastFrame {
+        ip_src: src,
+        ip_dst: dst,
+        ecn,
+        udp_src: l.udp_src,
+        mbh,
+        ty_buf,
+        payload: mr.get(hlen..icv_off)?,
     })
 }
 
@@ -817,6 +1037,110 @@ mod tests {
             parse_frame(&t, 4792, 10, true).map(|_| ()),
             Err(Error::BadTrim)
         );
+    }
+
+    /// The fast receive path agrees with [`parse_frame`]: on the frames it accepts it yields the same fields, and it
+    /// accepts the common DATA and ACK shapes. Byte-flip mutations of valid frames (deterministic, seed printed)
+    /// exercise every rejection branch.
+    #[test]
+    fn mr_enc_fast_path_matches_parse_frame() {
+        fn same(f: &[u8], trim: u8, verify: bool) -> bool {
+            let fast = parse_frame_fast(f, 4792, trim, verify);
+            let full = parse_frame(f, 4792, trim, verify);
+            let Some((x, xty)) = fast.and_then(|x| Some((x, x.ty()?))) else {
+                return false;
+            };
+            let p = full.expect("fast path accepted a frame the full parser rejects");
+            assert!(!p.trimmed && p.icv_ok && p.m.open.is_none() && p.l.vlan.is_none());
+            let IpRepr::V4 { dst, ecn, .. } = p.l.ip else {
+                panic!("not IPv4")
+            };
+            let ty = match p.m.ty {
+                TypeRepr::Data(d) => FastType::Data(d),
+                TypeRepr::Ack(a) => FastType::Ack(a),
+                t => panic!("fast path accepted {t:?}"),
+            };
+            assert_eq!((x.ip_dst, x.ecn, x.udp_src), (dst, ecn, p.l.udp_src));
+            assert_eq!((x.mbh, xty, x.payload), (p.m.mbh, ty, p.payload));
+            true
+        }
+        let ack = MetaRoceRepr {
+            mbh: MbhRepr {
+                ptype: PacketType::Ack,
+                flags: MbhFlags::EMPTY,
+                payload_len: 0,
+                dcid: 9,
+                hlen: 0,
+                psn: 77,
+                ts: 5,
+            },
+            ty: TypeRepr::Ack(AckRepr {
+                scid: 3,
+                flags: crate::wire::AckFlags::ECE,
+                echo_ts: 4,
+                sack_base: 77,
+                echo_ev: 0xC001,
+                ce_count: 2,
+                sack: crate::wire::SackBitmap([0x5A; 32]),
+            }),
+            open: None,
+        };
+        let mut frames = Vec::new();
+        for (l, m, pl) in [
+            (l2(None, false), data(false), 5usize),
+            (l2(None, false), ack, 0),
+            (l2(None, false), data(true), 5),
+            (l2(Some(3), false), data(false), 5),
+            (l2(None, true), ack, 0),
+        ] {
+            let mut f = Vec::new();
+            let mut m = m;
+            m.mbh.payload_len = pl as u16;
+            emit_frame(&l, &m, &b"hello"[..pl], &mut f).unwrap();
+            frames.push(f);
+        }
+        // Accepted: untagged IPv4 DATA and ACK without SYN, with and without ICV verification.
+        for verify in [false, true] {
+            assert!(same(&frames[0], 10, verify));
+            assert!(same(&frames[1], 10, verify));
+            // SYN, VLAN, IPv6 and trimmed frames take the general path.
+            assert!(!same(&frames[2], 10, verify));
+            assert!(!same(&frames[3], 10, verify));
+            assert!(!same(&frames[4], 10, verify));
+            assert!(!same(&frames[0], 26, verify));
+        }
+        #[cfg(feature = "std")]
+        let seed: u64 = std::env::var("MR_FAST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0x5EED);
+        #[cfg(not(feature = "std"))]
+        let seed: u64 = 0x5EED;
+        #[cfg(feature = "std")]
+        std::println!("mr_enc_fast_path_matches_parse_frame seed={seed} (replay: MR_FAST_SEED)");
+        let mut x = seed;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let f = &frames[(next() % 2) as usize];
+            let mut g = f.clone();
+            for _ in 0..1 + next() % 3 {
+                let i = (next() % g.len() as u64) as usize;
+                g[i] ^= 1 << (next() % 8);
+            }
+            if next() % 8 == 0 {
+                g.truncate((next() % g.len() as u64) as usize);
+            }
+            let verify = next() % 2 == 0;
+            accepted += same(&g, 10, verify) as u32;
+        }
+        // Most mutations hit the payload, SACK or other opaque bytes and stay acceptable; the rest must be rejected.
+        assert!(accepted > 1_000 && accepted < 19_000, "accepted {accepted}");
     }
 
     #[test]

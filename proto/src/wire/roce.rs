@@ -213,6 +213,28 @@ pub mod syndrome {
     pub const NAK_REMOTE_OP_ERR: u8 = 0x63;
     /// Mask of the syndrome's type bits.
     pub const TYPE_MASK: u8 = 0x60;
+
+    /// The InfiniBand RNR NAK timer table in µs, indexed by the 5-bit timer code: code 0 is 655.36 ms, codes 1..31
+    /// are 0.01 ms .. 491.52 ms (MR-ROCE-21).
+    pub const RNR_TIMER_US: [u32; 32] = [
+        655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1_280, 1_920, 2_560,
+        3_840, 5_120, 7_680, 10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880,
+        163_840, 245_760, 327_680, 491_520,
+    ];
+
+    /// The RNR timer code for a delay of `us` microseconds, rounded up to the next value of
+    /// [`RNR_TIMER_US`] (MR-ROCE-21): the smallest of codes 1..=31 that is at least `us`, else code 0
+    /// (655.36 ms, the longest), also for delays beyond it.
+    pub const fn rnr_timer_code(us: u32) -> u8 {
+        let mut c = 1;
+        while c < 32 {
+            if RNR_TIMER_US[c] >= us {
+                return c as u8;
+            }
+            c += 1;
+        }
+        0
+    }
 }
 
 view!(

@@ -9,30 +9,12 @@
 //! unknown CID without SYN is answered with NACK NO_CONTEXT; the sender then reopens and retransmits every
 //! unfinished message.
 //!
-//! # Hot context (hardware: <= 64 bytes per connection)
+//! # Hot and warm state (hardware: <= 64 bytes of hot state per connection)
 //!
-//! The fields touched by every packet, with their hardware widths:
-//!
-//! | field | bits | notes |
-//! |---|---|---|
-//! | `cid`, `peer_cid` | 24 + 24 | |
-//! | `state`, flags (`syn_pending`, `rcv_init`, ack flags) | 8 + 8 | |
-//! | `snd.una`, `snd.nxt` | 32 + 32 | send window edges |
-//! | `rcv.expected` | 32 | cumulative ack of the receive direction |
-//! | `next_msn`, `rx_base_msn` | 32 + 32 | message numbers of both directions |
-//! | `next_ssn`, `rx_ssn_consumed` | 16 + 16 | low bits suffice (bounded by outstanding messages) |
-//! | `cwnd` (units of 64 B) | 24 | owned by the CC block |
-//! | `srtt`, `rttvar` (units of 16 ns) | 16 + 16 | |
-//! | RTO deadline (µs, wrapping) | 16 | |
-//! | `peer_wlog`, `peer_mtu_log`, path round-robin index | 4 + 4 + 8 | |
-//! | `ce_count`, `unacked_pkts` | 16 + 8 | |
-//! | ack trigger: PSN, TS, EV | 32 + 32 + 16 | |
-//! | total | 480 bits = 60 bytes | |
-//!
-//! Warm state, fetched only on loss, out-of-order arrival or message boundaries: the receive-window bitmap
-//! (`2^wlog` bits), the sender's acked bitmap and outstanding-packet records (`SentPkt`, 32 B per PSN in
-//! flight), the EV set (2 B + counters per entry), the receive message table, the RACK state and the CC's
-//! internal state beyond `cwnd`.
+//! The hardware layout of the per-connection state is specified, not here: the hot state (512 bits exactly) is
+//! spec Table 7.6 (MR-CONN-28, MR-CONN-29) and the warm state is Table 7.7. [`Conn`] is the reference model's
+//! software form of the same state; its fields are wider than the table's and it keeps some warm state (the
+//! message tables, the NACK queue, the EV set) inline.
 
 use super::super::bitmap::RecvWindow;
 use super::super::cc::{Cc, CcChoice, CcParams};
@@ -68,7 +50,7 @@ pub enum SlotState {
     Failed(NackCode),
 }
 
-/// A received message awaiting in-order completion (MR-SEM-1).
+/// A received message awaiting in-order completion (MR-SEM-18).
 #[derive(Debug, Clone, Copy)]
 pub struct RecvMsg {
     /// Slot state.
@@ -103,6 +85,7 @@ impl RecvMsg {
     };
 
     /// True when every byte has arrived (READ_REQ: when the request arrived).
+    #[inline]
     pub fn complete(&self) -> bool {
         self.state == SlotState::Active && (self.opcode == Opcode::ReadReq || self.got >= self.len)
     }
@@ -149,7 +132,7 @@ pub struct Conn {
     pub snd: SendWindow,
     /// ISN of the send direction.
     pub snd_isn: u32,
-    /// Carry SYN + Open extension until an ACK arrives (MR-CONN-2).
+    /// Carry SYN + Open extension until an ACK arrives (MR-CONN-6).
     pub syn_pending: bool,
     /// Next MSN to assign.
     pub next_msn: u32,
@@ -159,6 +142,8 @@ pub struct Conn {
     pub msgs_in_flight: u32,
     /// Peer's receive window, log2 (8 until learned from its Open extension).
     pub peer_wlog: u8,
+    /// Peer's `mtu_log` from its first Open extension (MR-CONN-7); `None` until received (MR-WIRE-30).
+    pub peer_mtu_log: Option<u8>,
     /// EV set.
     pub paths: PathSet,
     /// RTT estimator.
@@ -185,7 +170,7 @@ pub struct Conn {
     /// Receive WQEs consumed by this connection (SSN of the WQE at the head of the RQ).
     pub rx_ssn_consumed: u32,
     /// The first message that failed (ACCESS / INVALID / UNSUPPORTED) and its code: like an RC responder in the
-    /// error state, this side then places nothing of any later message (MR-SEM-5).
+    /// error state, this side then places nothing of any later message (MR-SEM-36).
     pub rx_failed: Option<(u32, NackCode)>,
     // ---- acknowledgement state ----
     /// An ACK is owed.
@@ -225,7 +210,7 @@ pub struct Conn {
     /// that a peer that never keeps a context cannot make the QP retry forever (limit `retry_limit`).
     pub reopens: u8,
     /// Send a CTRL OPEN (SYN + Open extension) announcing this side's CID, window and ISN: set when the context
-    /// was created by a received SYN, because ACKs do not carry the receive window (MR-CONN-2).
+    /// was created by a received SYN, because ACKs do not carry the receive window (MR-CONN-14).
     pub announce: bool,
 }
 
@@ -269,6 +254,7 @@ impl Conn {
             next_ssn: 0,
             msgs_in_flight: 0,
             peer_wlog: 8,
+            peer_mtu_log: None,
             paths: PathSet::new(cfg.paths, seed),
             rtt: RttEstimator::new(
                 cfg.rto_min_ns,
@@ -308,7 +294,7 @@ impl Conn {
         }
     }
 
-    /// (Re)initialises every per-connection field for a new connection with CID `cid` (MR-CONN-1, MR-CONN-5):
+    /// (Re)initialises every per-connection field for a new connection with CID `cid` (MR-CONN-1, MR-CONN-4, MR-CONN-26):
     /// fresh ISN and EV set from `rng`, empty windows and tables, receive direction not yet known.
     pub fn reset_for_open(&mut self, cfg: &EndpointConfig, cid: u32, now: Instant, rng: &mut Prng) {
         self.state = ConnState::Open;
@@ -321,6 +307,7 @@ impl Conn {
         self.next_ssn = 0;
         self.msgs_in_flight = 0;
         self.peer_wlog = 8;
+        self.peer_mtu_log = None;
         self.paths = PathSet::new(cfg.paths, rng.next_u64());
         self.rtt = RttEstimator::new(
             cfg.rto_min_ns,
@@ -376,11 +363,13 @@ impl Conn {
     }
 
     /// Peer receive window in packets.
+    #[inline]
     pub fn peer_window(&self) -> u32 {
         1u32 << self.peer_wlog.clamp(8, 16)
     }
 
     /// The receive message slot of `msn`, if inside the table.
+    #[inline]
     pub fn rx_slot(&mut self, msn: u32) -> Option<&mut RecvMsg> {
         let d = msn.wrapping_sub(self.rx_base_msn);
         if d as usize >= self.rx_msgs.len() {
@@ -390,7 +379,14 @@ impl Conn {
         Some(&mut self.rx_msgs[msn as usize & mask])
     }
 
+    /// True if the receive message table's head slot (message `rx_base_msn`) is in use.
+    #[inline]
+    pub fn rx_head_used(&self) -> bool {
+        self.rx_msgs[self.rx_base_msn as usize & (self.rx_msgs.len() - 1)].state != SlotState::Empty
+    }
+
     /// Nothing outstanding in either direction and nothing owed to the peer.
+    #[inline]
     pub fn is_quiet(&self, sq_empty: bool) -> bool {
         sq_empty
             && self.snd.outstanding() == 0
@@ -402,7 +398,7 @@ impl Conn {
     }
 }
 
-/// The table of connection ids: CID -> QP slot, O(1) (MR-CONN-1).
+/// The table of connection ids: CID -> QP slot, O(1) (MR-CONN-1, MR-CONN-2).
 ///
 /// `cid = (generation << 16) | (slot + 1)`; the generation (8 bits) changes every time a slot is reused, so a
 /// stale CID of a closed connection does not reach the slot's next owner.
@@ -475,7 +471,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mr_conn_1_cid_table_generations() {
+    fn mr_conn_2_cid_table_generations() {
         let mut t = CidTable::new(2);
         let a = t.alloc(7).unwrap();
         let b = t.alloc(8).unwrap();

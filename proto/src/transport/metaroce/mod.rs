@@ -14,23 +14,27 @@ use super::stats::Stats;
 use super::verbs::{Event, RemoteQp};
 use super::Instant;
 use crate::wire;
-use crate::wire::packet::{parse_frame, IpRepr, MetaRoceRepr, ParsedFrame, TypeRepr, L2L3};
+use crate::wire::packet::{
+    parse_frame, parse_frame_fast, FastFrame, FastType, IpRepr, MetaRoceRepr, ParsedFrame,
+    TypeRepr, L2L3,
+};
 use crate::wire::{CtrlCode, CtrlRepr, MbhFlags, MbhRepr, NackCode, NackRepr, PacketType};
 use alloc::boxed::Box;
 use conn::{Conn, ConnState};
 use core::net::IpAddr;
 
-/// ECN codepoint every packet is sent with (ECT(0), MR-ENC-ECN).
+/// ECN codepoint every packet is sent with (ECT(0), MR-ENC-22).
 pub const ECT0: u8 = 0b10;
 /// ECN codepoint CE.
 pub const CE: u8 = 0b11;
 
-/// Counts a parse error as a drop reason.
+/// The MetaRoCE domain's baseline payload size (MR-WIRE-30/31): a sender's first flight to a peer whose Open
+/// extension it has not seen uses at most this much, and every receiver accepts at least this much.
+pub const FIRST_FLIGHT_MTU: u32 = 4096;
+
+/// Counts a parse error under its own drop reason (MR-ENC-41).
 pub(crate) fn count_parse_error(stats: &mut Stats, e: wire::Error) {
-    match e {
-        wire::Error::BadVersion | wire::Error::BadType => stats.drops.bad_version_or_type += 1,
-        _ => stats.drops.malformed += 1,
-    }
+    stats.drops.count_parse_error(e);
 }
 
 /// Layers 2-4 for a packet to `remote` with DSCP `dscp` and UDP source port `sport`.
@@ -66,6 +70,17 @@ pub(crate) fn l2l3(
         udp_src: sport,
         udp_dst: cfg.udp_port,
     }
+}
+
+/// `t` (a QP's layer 2-4 template, see [`QpCore::l2`]) with DSCP `dscp` and UDP source port `sport`.
+#[inline(always)]
+pub(crate) fn l2l3_from(t: &L2L3, dscp: u8, sport: u16) -> L2L3 {
+    let mut l = *t;
+    match &mut l.ip {
+        IpRepr::V4 { dscp: d, .. } | IpRepr::V6 { dscp: d, .. } => *d = dscp,
+    }
+    l.udp_src = sport;
+    l
 }
 
 fn v4(a: IpAddr) -> [u8; 4] {
@@ -130,6 +145,7 @@ fn reply_plan(cfg: &super::EndpointConfig, p: &ParsedFrame<'_>, m: MetaRoceRepr)
         headers: PlanHeaders::MetaRoce(m),
         payload_addr: 0,
         payload_len: 0,
+        zero_payload: false,
     }
 }
 
@@ -146,7 +162,7 @@ fn slot_of_qpn(qps: &[Option<QpSlot>], qp_gen: &[u8], qpn: u32) -> Option<usize>
         .then_some(idx)
 }
 
-/// Opens a fresh connection on `conn` for QP slot `qp_idx` (MR-CONN-1). Returns false if the connection
+/// Opens a fresh connection on `conn` for QP slot `qp_idx` (MR-CONN-1, MR-CONN-4, MR-CONN-8). Returns false if the connection
 /// limit is reached.
 pub(crate) fn open_conn(
     ctx: &mut Ctx<'_, impl Memory>,
@@ -179,7 +195,7 @@ pub(crate) fn close_conn(ctx: &mut Ctx<'_, impl Memory>, core: &QpCore, conn: &m
     conn.mark_closed();
 }
 
-/// Called after a WR was queued: opens the connection if there is none (0-RTT, MR-CONN-2).
+/// Called after a WR was queued: opens the connection if there is none (0-RTT, MR-CONN-4).
 pub(crate) fn on_posted(
     ctx: &mut Ctx<'_, impl Memory>,
     slot: &mut QpSlot,
@@ -208,6 +224,16 @@ pub(crate) fn on_frame<M: Memory>(
     now: Instant,
     frame: &[u8],
 ) -> Option<u32> {
+    if let Some(f) = parse_frame_fast(
+        frame,
+        ctx.cfg.udp_port,
+        ctx.cfg.dscp_trim,
+        ctx.cfg.verify_icv,
+    ) {
+        if let Some(r) = on_frame_fast(ctx, qps, now, &f) {
+            return r;
+        }
+    }
     // Matched by reference: moving the parsed frame out of the `Result` would copy it.
     let parsed = parse_frame(
         frame,
@@ -238,9 +264,14 @@ pub(crate) fn on_frame<M: Memory>(
     };
     if let Some(idx) = by_cid {
         let slot = qps.get_mut(idx as usize)?.as_mut()?;
+        if !slot.core.remote.is_some_and(|r| r.ip == src_ip(&p.l.ip)) {
+            // MR-CONN-3: a packet naming a live connection must come from that connection's peer.
+            ctx.stats.drops.wrong_peer += 1;
+            return None;
+        }
         let conn = slot.meta.as_deref_mut()?;
-        if let (false, Some(ox)) = (p.trimmed, p.m.open) {
-            accept_open(ctx, &mut slot.core, conn, idx, now, &ox);
+        if let (false, Some(ox)) = (p.trimmed, &p.m.open) {
+            accept_open(ctx, &mut slot.core, conn, idx, now, ox);
         }
         dispatch(ctx, slot, idx, now, p);
         return Some(idx);
@@ -286,7 +317,7 @@ pub(crate) fn on_frame<M: Memory>(
             None
         }
         (TypeRepr::Data(_), _, _) => {
-            // MR-CONN-6: NACK NO_CONTEXT; DCID 0, SCID = the unknown CID the packet carried.
+            // MR-CONN-32, MR-CONN-33: NACK NO_CONTEXT; DCID 0, SCID = the unknown CID the packet carried.
             ctx.stats.drops.unknown_connection += 1;
             ctx.stats.nacks_sent[NackCode::NoContext as usize] += 1;
             let m = MetaRoceRepr {
@@ -338,7 +369,54 @@ pub(crate) fn on_frame<M: Memory>(
     }
 }
 
-/// Applies a received Open extension to a connection (MR-CONN-2/3): learns the peer's CID, window and ISN;
+/// The receive fast path for a frame accepted by [`parse_frame_fast`] (DATA or ACK without SYN, for a known
+/// connection): the same processing as the general path of [`on_frame`] without building a `ParsedFrame`.
+/// `None` means "not handled, nothing changed": the caller takes the general path.
+#[inline(always)]
+fn on_frame_fast<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    qps: &mut [Option<QpSlot>],
+    now: Instant,
+    f: &FastFrame<'_>,
+) -> Option<Option<u32>> {
+    // Decoded first: a malformed type header must reach the general path before anything is looked up.
+    let ty = f.ty()?;
+    let IpAddr::V4(ours) = ctx.cfg.ip else {
+        return None;
+    };
+    if f.ip_dst != ours.octets() || f.mbh.dcid == 0 {
+        return None;
+    }
+    let idx = ctx.cids.lookup(f.mbh.dcid)?;
+    let Some(Some(slot)) = qps.get_mut(idx as usize) else {
+        return Some(None);
+    };
+    let QpSlot { core, meta, .. } = slot;
+    if !core.remote.is_some_and(|r| r.ip == IpAddr::from(f.ip_src)) {
+        // MR-CONN-3: a packet naming a live connection must come from that connection's peer.
+        ctx.stats.drops.wrong_peer += 1;
+        return Some(None);
+    }
+    let Some(conn) = meta.as_deref_mut() else {
+        return Some(None);
+    };
+    match &ty {
+        FastType::Data(d) => {
+            let rx = recv::RxData {
+                mbh: f.mbh,
+                port: f.udp_src,
+                ecn: f.ecn,
+                trimmed: false,
+                payload: f.payload,
+            };
+            recv::on_data(ctx, core, conn, now, &rx, d);
+        }
+        FastType::Ack(a) => send::on_ack(ctx, core, conn, now, &f.mbh, a),
+    }
+    Some(Some(idx))
+}
+
+/// Applies a received Open extension to a connection (MR-CONN-7, MR-CONN-15, MR-CONN-16, MR-CONN-18): learns the peer's CID, window and ISN;
 /// a different SCID than the known peer CID means the peer restarted, so this side reopens as well.
 fn accept_open(
     ctx: &mut Ctx<'_, impl Memory>,
@@ -355,6 +433,10 @@ fn accept_open(
         conn.peer_cid = ox.scid;
     }
     conn.peer_wlog = ox.wlog.clamp(8, 16);
+    if conn.peer_mtu_log.is_none() {
+        // MR-CONN-7, MR-WIRE-30: the peer's MTU from its first Open extension.
+        conn.peer_mtu_log = Some(ox.mtu_log.clamp(9, 13));
+    }
     if !conn.rcv_init {
         conn.reset_receive(ox.isn);
     }
@@ -372,7 +454,7 @@ fn dispatch<M: Memory>(
         return;
     };
     match &p.m.ty {
-        TypeRepr::Data(d) => recv::on_data(ctx, core, conn, now, p, d),
+        TypeRepr::Data(d) => recv::on_data(ctx, core, conn, now, &recv::RxData::of(p), d),
         TypeRepr::Ack(a) => send::on_ack(ctx, core, conn, now, &p.m.mbh, a),
         TypeRepr::Nack(n) => send::on_nack(ctx, core, conn, qp_idx, now, &p.m.mbh, n),
         TypeRepr::Ctrl(c) => on_ctrl(ctx, core, conn, now, p, c),
@@ -395,10 +477,14 @@ fn on_ctrl<M: Memory>(
             conn.ack_psn = conn.rcv.expected();
             conn.ack_ts = p.m.mbh.ts;
             conn.ack_ev_port = p.l.udp_src;
+            if ecn_of(&p.l.ip) == CE {
+                // MR-REL-17, MR-ENC-23: a CE-marked PROBE or OPEN sets the answering ACK's ECE.
+                conn.ack_ece = true;
+            }
             conn.last_activity = now;
         }
         CtrlCode::Close => {
-            // MR-CONN-4: accept only if this side is quiet and has received everything the peer sent.
+            // MR-CONN-21, MR-CONN-22: accept only if this side is quiet and has received everything the peer sent.
             let quiet = conn.is_quiet(core.sq.is_empty())
                 && (!conn.rcv_init || conn.rcv.expected() == c.aux);
             if !quiet {
@@ -463,6 +549,7 @@ pub(crate) fn poll_transmit<M: Memory>(
 }
 
 /// The earliest deadline of this QP's timers.
+#[inline]
 pub(crate) fn next_deadline(
     cfg: &super::EndpointConfig,
     core: &QpCore,
@@ -473,6 +560,7 @@ pub(crate) fn next_deadline(
 }
 
 /// True if the QP has a frame to send at `now`.
+#[inline]
 pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
     send::wants_tx(core, conn, now)
 }

@@ -1,4 +1,4 @@
-//! MetaRoCE responder / receiver side (MR-REL-2, MR-SEM-*): window check and bitmap, exactly-once placement
+//! MetaRoCE responder / receiver side (MR-REL-9..18, MR-SEM-*): window check and bitmap, exactly-once placement
 //! after the memory-region check (before memory is touched), SEND placement into the SSN-th receive WQE, RNR
 //! when it is missing, per-message byte counting, completions strictly in message order, READ execution,
 //! ACK generation (with the contract's SACK-base rule, ECE and CE count), NACKs for trimmed packets and the
@@ -12,7 +12,7 @@ use super::super::qp::{MsgKind, QpCore, QpState, SendMsg};
 use super::super::verbs::{Access, Completion, Event, Sge, WcOpcode, WcStatus};
 use super::super::Instant;
 use super::conn::{Conn, ConnState, PendingNack, RecvMsg, SlotState, MAX_PENDING_NACKS};
-use super::{ecn_of, l2l3, CE};
+use super::{ecn_of, l2l3_from, CE};
 use crate::wire::packet::{MetaRoceRepr, ParsedFrame, TypeRepr};
 use crate::wire::{
     AckFlags, AckRepr, DataFlags, DataRepr, MbhFlags, MbhRepr, NackCode, Opcode, PacketType,
@@ -49,18 +49,48 @@ fn note_ack(conn: &mut Conn, psn: u32, ts: u32, port: u16, dup: bool, now_flag: 
     conn.ack_now |= now_flag;
 }
 
+/// What the receive side uses of a DATA frame besides its DATA header.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RxData<'a> {
+    /// Base header.
+    pub mbh: MbhRepr,
+    /// UDP source port (the EV the ACK/NACK goes back on).
+    pub port: u16,
+    /// ECN codepoint.
+    pub ecn: u8,
+    /// Trimmed (MR-ENC-33): only `mbh` is valid.
+    pub trimmed: bool,
+    /// Payload.
+    pub payload: &'a [u8],
+}
+
+impl<'a> RxData<'a> {
+    /// The parts of a parsed frame.
+    #[inline]
+    pub(crate) fn of(p: &ParsedFrame<'a>) -> Self {
+        RxData {
+            mbh: p.m.mbh,
+            port: p.l.udp_src,
+            ecn: ecn_of(&p.l.ip),
+            trimmed: p.trimmed,
+            payload: p.payload,
+        }
+    }
+}
+
 /// Processes a DATA packet for an open connection.
+#[inline]
 pub(crate) fn on_data<M: Memory>(
     ctx: &mut Ctx<'_, M>,
     core: &mut QpCore,
     conn: &mut Conn,
     now: Instant,
-    p: &ParsedFrame<'_>,
+    p: &RxData<'_>,
     d: &DataRepr,
 ) {
-    let mbh = &p.m.mbh;
+    let mbh = &p.mbh;
     let psn = mbh.psn;
-    let port = p.l.udp_src;
+    let port = p.port;
     conn.last_activity = now;
     if conn.state == ConnState::Closing {
         conn.state = ConnState::Open; // the peer is not idle after all
@@ -68,7 +98,7 @@ pub(crate) fn on_data<M: Memory>(
         conn.close_deadline = None;
     }
     if p.trimmed {
-        // MR-REL-4a / MR-ENC-TRIM: only the base header is trusted.
+        // MR-REL-48 / MR-ENC-34, MR-ENC-37: only the base header is trusted.
         ctx.stats.trimmed_received += 1;
         queue_nack(conn, psn, NackCode::Trimmed, mbh.ts, 0, port);
         return;
@@ -77,7 +107,7 @@ pub(crate) fn on_data<M: Memory>(
         ctx.stats.drops.unknown_connection += 1;
         return;
     }
-    let ce = ecn_of(&p.l.ip) == CE;
+    let ce = p.ecn == CE;
     if ce {
         ctx.stats.ecn_ce_received += 1;
         conn.ce_count = conn.ce_count.saturating_add(1);
@@ -106,7 +136,7 @@ pub(crate) fn on_data<M: Memory>(
             return;
         }
     }
-    // Message slot (MR-SEM-1).
+    // Message slot (MR-SEM-18, MR-SEM-40).
     let dm = d.msn.wrapping_sub(conn.rx_base_msn);
     if dm as usize >= conn.rx_msgs.len() {
         ctx.stats.drops.invalid += 1;
@@ -117,7 +147,7 @@ pub(crate) fn on_data<M: Memory>(
         return;
     };
     if let SlotState::Failed(code) = slot.state {
-        // Every retransmission of a failed message gets the error again (MR-SEM-5).
+        // Every retransmission of a failed message gets the error again (MR-SEM-36).
         ctx.stats.drops.invalid += 1;
         queue_nack(conn, psn, code, mbh.ts, d.msn, port);
         return;
@@ -126,7 +156,13 @@ pub(crate) fn on_data<M: Memory>(
         fail_msg(ctx, conn, d, psn, mbh.ts, port, NackCode::Invalid, false);
         return;
     }
-    // Validate and compute the placement address before touching memory (MR-SEM-2).
+    if plen > ctx.cfg.mtu.max(super::FIRST_FLIGHT_MTU) {
+        // MR-WIRE-31: every receiver takes payloads up to the 4096-byte domain baseline (a peer's first flight,
+        // MR-WIRE-30) or its own larger advertisement; anything larger is answered with NACK INVALID.
+        fail_msg(ctx, conn, d, psn, mbh.ts, port, NackCode::Invalid, false);
+        return;
+    }
+    // Validate and compute the placement address before touching memory (MR-SEM-13..17).
     let place: Option<u64> = match d.opcode {
         Opcode::Write | Opcode::WriteImm => {
             if ctx
@@ -159,7 +195,7 @@ pub(crate) fn on_data<M: Memory>(
                 return;
             };
             if d.msg_len > wqe.sge.len {
-                // MR-SEM-4: too-small WQE: NACK INVALID, the WQE completes LocalLength.
+                // MR-SEM-33: too-small WQE: NACK INVALID, the WQE completes LocalLength.
                 fail_msg(ctx, conn, d, psn, mbh.ts, port, NackCode::Invalid, true);
                 deliver(ctx, core, conn, now);
                 return;
@@ -202,7 +238,19 @@ pub(crate) fn on_data<M: Memory>(
                         && d.addr.saturating_add(plen as u64) <= m.len as u64
                 });
             let Some(m) = target else {
+                // MR-SEM-34: an invalid response fails the READ (RemoteOperation) and the QP.
                 fail_msg(ctx, conn, d, psn, mbh.ts, port, NackCode::Invalid, false);
+                let msn = core
+                    .msg_index(d.key)
+                    .filter(|&i| core.sq[i].kind == MsgKind::Read)
+                    .map(|i| core.sq[i].msn)
+                    .or_else(|| {
+                        core.sq
+                            .iter()
+                            .find(|m| m.kind == MsgKind::Read && m.started && !m.done())
+                            .map(|m| m.msn)
+                    });
+                super::send::fail_qp(ctx, core, conn, msn, WcStatus::RemoteOperation);
                 return;
             };
             let a = m.local.addr.wrapping_add(d.addr);
@@ -211,7 +259,9 @@ pub(crate) fn on_data<M: Memory>(
                 .check_local(m.local.lkey, a, plen as u64, Access::LOCAL_WRITE)
                 .is_err()
             {
+                // MR-SEM-34: the local buffer is no longer valid: LocalProtection, QP to ERROR.
                 fail_msg(ctx, conn, d, psn, mbh.ts, port, NackCode::Access, false);
+                super::send::fail_qp(ctx, core, conn, Some(m.msn), WcStatus::LocalProtection);
                 return;
             }
             Some(a)
@@ -235,7 +285,7 @@ pub(crate) fn on_data<M: Memory>(
             return;
         }
     };
-    // Accept exactly once (MR-REL-2) and place.
+    // Accept exactly once (MR-REL-9, MR-REL-52) and place.
     let acc = conn.rcv.accept(psn);
     if acc == Accept::OutOfOrder {
         ctx.stats.ooo_arrivals += 1;
@@ -262,7 +312,7 @@ pub(crate) fn on_data<M: Memory>(
     }
     s.got = s.got.saturating_add(plen);
     let complete = s.complete();
-    // ACK policy (MR-REL-2): every ack_ratio packets; immediately on AR, CE, out-of-order, LAST.
+    // ACK policy (MR-REL-14, MR-REL-15, MR-REL-16): every ack_ratio packets; immediately on AR, CE, out-of-order, LAST.
     conn.unacked_pkts = conn.unacked_pkts.saturating_add(1);
     let immediate = mbh.flags.contains(MbhFlags::AR)
         || d.flags.contains(DataFlags::LAST)
@@ -319,7 +369,7 @@ fn fail_msg<M: Memory>(
     queue_nack(conn, psn, code, ts, d.msn, port);
 }
 
-/// Completes received messages strictly in MSN order (MR-SEM-1): SEND and WRITE_IMM consume the receive
+/// Completes received messages strictly in MSN order (MR-SEM-18..22): SEND and WRITE_IMM consume the receive
 /// WQE at the head of the RQ now; a READ_REQ turns into a READ response queued in this side's send direction;
 /// a READ_RESP finishes the local READ WR.
 pub(crate) fn deliver<M: Memory>(
@@ -380,10 +430,12 @@ pub(crate) fn deliver<M: Memory>(
                 core.sq.push_back(SendMsg {
                     wr_id: 0,
                     kind: MsgKind::ReadResp,
+                    // The READ_REQ's R_Key travels with the response: the source is re-checked for
+                    // REMOTE_READ before every (re)transmission (MR-SEM-14).
                     local: Sge {
                         addr: s.addr,
                         len: s.len,
-                        lkey: 0,
+                        lkey: s.key,
                     },
                     remote_addr: 0,
                     rkey: conn.rx_base_msn,
@@ -391,6 +443,7 @@ pub(crate) fn deliver<M: Memory>(
                     solicited: false,
                     len: s.len,
                     npkts: s.len.div_ceil(ctx.cfg.mtu).max(1),
+                    seg_size: 0,
                     msn: 0,
                     ssn: 0,
                     started: false,
@@ -427,7 +480,7 @@ pub(crate) fn deliver_in_order<M: Memory>(ctx: &mut Ctx<'_, M>, slot: &mut QpSlo
     }
 }
 
-/// Builds the owed ACK (MR-WIRE-ACK): CACK, SACK block at the contract's base, ECE/DUP, echoed TS and EV, CE
+/// Builds the owed ACK (MR-WIRE-32..35, MR-REL-18, MR-REL-57): CACK, SACK block at the contract's base, ECE/DUP, echoed TS and EV, CE
 /// count. Clears the ACK state.
 #[inline]
 pub(crate) fn build_ack<M: Memory>(
@@ -480,15 +533,10 @@ pub(crate) fn build_ack<M: Memory>(
     ctx.stats.tx_bytes += super::frame_bytes(ctx.cfg, remote.ip.is_ipv6(), 48, false, 0);
     Some(TransmitPlan {
         qpn: core.qpn,
-        l: l2l3(
-            ctx.cfg,
-            remote.mac,
-            remote.ip,
-            ctx.cfg.dscp_ctrl,
-            conn.ack_ev_port,
-        ),
+        l: l2l3_from(&core.l2?, ctx.cfg.dscp_ctrl, conn.ack_ev_port),
         headers: PlanHeaders::MetaRoce(m),
         payload_addr: 0,
         payload_len: 0,
+        zero_payload: false,
     })
 }

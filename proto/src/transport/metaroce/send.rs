@@ -6,15 +6,16 @@ use super::super::cc::{Cc, CongestionControl};
 use super::super::endpoint::Ctx;
 use super::super::loss::{LossCause, SentPkt};
 use super::super::memory::Memory;
+use super::super::mr::MrTable;
 use super::super::path::PathSet;
 use super::super::path::{ev_to_port, port_to_ev, RecycleCause};
 use super::super::plan::{PlanHeaders, TransmitPlan};
 use super::super::qp::{MsgKind, QpCore, QpState, SendMsg};
 use super::super::stats::Stats;
-use super::super::verbs::WcStatus;
+use super::super::verbs::{Access, WcStatus};
 use super::super::{EndpointConfig, Instant};
 use super::conn::{Conn, ConnState, PendingCtrl};
-use super::{close_conn, l2l3, open_conn, recv};
+use super::{close_conn, l2l3_from, open_conn, recv};
 use crate::wire::packet::{MetaRoceRepr, TypeRepr};
 use crate::wire::{
     AckRepr, CtrlCode, CtrlRepr, DataFlags, DataRepr, MbhFlags, MbhRepr, NackCode, NackRepr,
@@ -59,6 +60,7 @@ fn can_retransmit(conn: &Conn, now: Instant) -> bool {
 }
 
 /// True if the QP has a frame to send at `now`.
+#[inline]
 pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
     if conn.state == ConnState::Closed {
         return false;
@@ -74,50 +76,56 @@ pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
         return false;
     }
     can_retransmit(conn, now)
-        || core.sq.get(core.seg_idx).is_some()
+        || core.seg_idx < core.sq.len()
             && conn.snd.can_send_new(conn.peer_window())
             && cwnd_allows(conn)
             && now >= conn.next_send_at
 }
 
 /// Earliest deadline among the QP's timers.
+#[inline]
 pub(crate) fn next_deadline(
     cfg: &EndpointConfig,
     core: &QpCore,
     conn: &Conn,
     now: Instant,
 ) -> Option<Instant> {
-    let mut d: Option<Instant> = None;
-    let mut add = |t: Option<Instant>| {
-        if let Some(t) = t {
-            d = Some(d.map_or(t, |x| x.min(t)));
-        }
-    };
     match conn.state {
-        ConnState::Closed => return None,
-        ConnState::Closing => add(conn.close_deadline),
+        ConnState::Closed => None,
+        ConnState::Closing => conn.close_deadline,
         ConnState::Open => {
-            add(conn.snd.rto_deadline);
-            add(conn.snd.rack_deadline);
-            add(conn.ack_deadline);
-            add(conn.reopen_at);
-            add(conn.cc.poll_timeout());
-            let has_work = conn.snd.has_lost() || core.sq.get(core.seg_idx).is_some();
+            // Branch-light minimum: `None` is `u64::MAX` with `any` false (a real deadline may be `u64::MAX`).
+            #[inline(always)]
+            fn v(t: Option<Instant>) -> (Instant, bool) {
+                (t.unwrap_or(Instant::MAX), t.is_some())
+            }
+            let (a, aa) = v(conn.snd.rto_deadline);
+            let (b, ba) = v(conn.snd.rack_deadline);
+            let (c, ca) = v(conn.ack_deadline);
+            let (e, ea) = v(conn.reopen_at);
+            let (f, fa) = v(conn.cc.poll_timeout());
+            let mut d = a.min(b).min(c).min(e).min(f);
+            let mut any = aa | ba | ca | ea | fa;
+            let has_lost = conn.snd.has_lost();
+            let has_work = has_lost || core.seg_idx < core.sq.len();
             if has_work && core.state == QpState::Rts {
                 // Release times only matter while they are in the future.
                 if conn.next_send_at > now {
-                    add(Some(conn.next_send_at));
+                    d = d.min(conn.next_send_at);
+                    any = true;
                 }
-                if conn.snd.has_lost() && conn.rnr_until > now {
-                    add(Some(conn.rnr_until));
+                if has_lost && conn.rnr_until > now {
+                    d = d.min(conn.rnr_until);
+                    any = true;
                 }
             }
             if conn.is_quiet(core.sq.is_empty()) {
-                add(Some(conn.last_activity.saturating_add(cfg.idle_close_ns)));
+                d = d.min(conn.last_activity.saturating_add(cfg.idle_close_ns));
+                any = true;
             }
+            any.then_some(d)
         }
     }
-    d
 }
 
 /// Builds a DATA packet plan for `len` bytes at `offset` of message `m` with PSN `psn`.
@@ -212,11 +220,37 @@ fn data_plan(
     stats.tx_bytes += super::frame_bytes(cfg, v6, ty_len, conn.syn_pending, plen);
     Some(TransmitPlan {
         qpn: core.qpn,
-        l: l2l3(cfg, remote.mac, remote.ip, cfg.dscp_data, ev_to_port(ev)),
+        l: l2l3_from(&core.l2?, cfg.dscp_data, ev_to_port(ev)),
         headers: PlanHeaders::MetaRoce(m_repr),
         payload_addr: payload_addr.wrapping_add(offset as u64),
         payload_len: if m.kind == MsgKind::Read { 0 } else { len },
+        zero_payload: false,
     })
+}
+
+/// Re-checks, right before a (re)transmission, that the payload source of `len` bytes at `offset` of message
+/// `m` is still readable (MR-SEM-7, MR-SEM-31): the local MR of a WRITE or SEND, and for a READ_RESP the
+/// REMOTE_READ right of the READ_REQ's R_Key (MR-SEM-14). Zero-length payloads always pass.
+fn source_ok(mrs: &MrTable, m: &SendMsg, offset: u32, len: u32) -> bool {
+    let addr = m.local.addr.wrapping_add(offset as u64);
+    match m.kind {
+        MsgKind::Write | MsgKind::WriteImm | MsgKind::Send | MsgKind::SendImm => mrs
+            .check_local(m.local.lkey, addr, len as u64, Access::NONE)
+            .is_ok(),
+        MsgKind::ReadResp => mrs
+            .check_remote(m.local.lkey, addr, len as u64, Access::REMOTE_READ)
+            .is_ok(),
+        MsgKind::Read => true,
+    }
+}
+
+/// The segment size of a message started now (MR-WIRE-30): `2^min(own, peer mtu_log)` once the peer's Open
+/// extension has been received, else `min(own mtu, 4096)`.
+pub(crate) fn mtu_eff(cfg: &EndpointConfig, conn: &Conn) -> u32 {
+    match conn.peer_mtu_log {
+        Some(p) => 1u32 << cfg.mtu_log2().min(p.clamp(9, 13)),
+        None => cfg.mtu.min(super::FIRST_FLIGHT_MTU),
+    }
 }
 
 fn ctrl_plan(
@@ -234,10 +268,11 @@ fn ctrl_plan(
     stats.tx_bytes += super::frame_bytes(cfg, remote.ip.is_ipv6(), m.ty.buffer_len(), false, 0);
     Some(TransmitPlan {
         qpn: core.qpn,
-        l: l2l3(cfg, remote.mac, remote.ip, cfg.dscp_ctrl, sport),
+        l: l2l3_from(&core.l2?, cfg.dscp_ctrl, sport),
         headers: PlanHeaders::MetaRoce(m),
         payload_addr: 0,
         payload_len: 0,
+        zero_payload: false,
     })
 }
 
@@ -341,7 +376,7 @@ pub(crate) fn poll_transmit<M: Memory>(
     if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
         return None;
     }
-    // Retransmissions first (MR-REL-5).
+    // Retransmissions first (MR-REL-43).
     if can_retransmit(conn, now) {
         while let Some(psn) = conn.snd.pop_lost() {
             let Some(rec) = conn.snd.get(psn).copied() else {
@@ -350,12 +385,27 @@ pub(crate) fn poll_transmit<M: Memory>(
             let Some(i) = core.msg_index(rec.msn) else {
                 continue;
             };
+            if !source_ok(ctx.mrs, &core.sq[i], rec.offset, rec.len) {
+                // MR-SEM-31: the source MR is gone; never read it, fail the QP instead.
+                let msn = core.sq[i].msn;
+                fail_qp(ctx, core, conn, Some(msn), WcStatus::LocalProtection);
+                return None;
+            }
             let (path, ev) = conn.paths.choose(Some(rec.path));
             let rto = conn.rtt.rto();
             conn.snd.on_retransmit(now, psn, path, ev, rto);
-            let m = core.sq[i];
             let plan = data_plan(
-                ctx.cfg, ctx.stats, core, conn, &m, rec.offset, rec.len, psn, ev, true, now,
+                ctx.cfg,
+                ctx.stats,
+                core,
+                conn,
+                &core.sq[i],
+                rec.offset,
+                rec.len,
+                psn,
+                ev,
+                true,
+                now,
             );
             after_data_sent(ctx, conn, rec.len, now);
             return plan;
@@ -365,10 +415,15 @@ pub(crate) fn poll_transmit<M: Memory>(
         return None;
     }
     let i = core.seg_idx;
-    let mtu = ctx.cfg.mtu;
+    let seg_size = mtu_eff(ctx.cfg, conn);
     let m = core.sq.get_mut(i)?;
     if !m.started {
         m.started = true;
+        // MR-WIRE-30, MR-SEM-10: the segment size is fixed when the first packet is sent.
+        m.seg_size = seg_size;
+        if m.kind != MsgKind::Read {
+            m.npkts = m.len.div_ceil(seg_size).max(1);
+        }
         m.msn = conn.next_msn;
         conn.next_msn = conn.next_msn.wrapping_add(1);
         if m.kind.consumes_wqe() {
@@ -381,20 +436,26 @@ pub(crate) fn poll_transmit<M: Memory>(
     let len = if m.kind == MsgKind::Read {
         0
     } else {
-        (m.len - off).min(mtu)
+        (m.len - off).min(m.seg_size.max(1))
     };
+    if !source_ok(ctx.mrs, m, off, len) {
+        // MR-SEM-31: the source MR is gone; never read it, fail the QP instead.
+        let msn = m.msn;
+        fail_qp(ctx, core, conn, Some(msn), WcStatus::LocalProtection);
+        return None;
+    }
     m.seg_off = off + len;
     if m.kind == MsgKind::Read || m.seg_off >= m.len {
         m.seg_done = true;
         core.seg_idx += 1;
     }
-    let m = core.sq[i];
+    let msn = m.msn;
     let (path, ev) = conn.paths.choose(None);
     let rto = conn.rtt.rto();
     let psn = conn.snd.on_send(
         now,
         SentPkt {
-            msn: m.msn,
+            msn,
             offset: off,
             len,
             path,
@@ -404,7 +465,17 @@ pub(crate) fn poll_transmit<M: Memory>(
         rto,
     );
     let plan = data_plan(
-        ctx.cfg, ctx.stats, core, conn, &m, off, len, psn, ev, false, now,
+        ctx.cfg,
+        ctx.stats,
+        core,
+        conn,
+        &core.sq[i],
+        off,
+        len,
+        psn,
+        ev,
+        false,
+        now,
     );
     after_data_sent(ctx, conn, len, now);
     plan
@@ -420,7 +491,7 @@ fn after_data_sent<M: Memory>(ctx: &mut Ctx<'_, M>, conn: &mut Conn, len: u32, n
     ctx.stats.tx_payload_bytes += len as u64;
 }
 
-/// Moves the QP to error because of message `msn` (MR-SEM-5) and stops all retransmission.
+/// Moves the QP to error because of message `msn` (MR-SEM-35, MR-SEM-38) and stops all retransmission.
 pub(crate) fn fail_qp<M: Memory>(
     ctx: &mut Ctx<'_, M>,
     core: &mut QpCore,
@@ -442,7 +513,7 @@ fn oldest_started_msn(core: &QpCore) -> Option<u32> {
         .map(|m| m.msn)
 }
 
-/// Processes an ACK for this connection's send direction (MR-REL-3/4, MR-PATH-2, MR-CC-1).
+/// Processes an ACK for this connection's send direction (MR-REL-20..31, MR-PATH-7, MR-CC-4).
 pub(crate) fn on_ack<M: Memory>(
     ctx: &mut Ctx<'_, M>,
     core: &mut QpCore,
@@ -452,7 +523,7 @@ pub(crate) fn on_ack<M: Memory>(
     a: &AckRepr,
 ) {
     ctx.stats.rx_acks += 1;
-    conn.syn_pending = false; // MR-CONN-2: any ACK ends the SYN phase of this direction.
+    conn.syn_pending = false; // MR-CONN-6, MR-CONN-7: any ACK ends the SYN phase of this direction.
     if conn.peer_cid == 0 {
         conn.peer_cid = a.scid;
     }
@@ -505,8 +576,9 @@ pub(crate) fn on_ack<M: Memory>(
     }
     detect(ctx, conn, now);
     core.retire_done(ctx.events);
-    if conn.rcv_init {
-        // A retired READ response may make room for a stalled READ request.
+    if conn.rcv_init && conn.rx_head_used() {
+        // A retired READ response may make room for a stalled READ request. (`deliver` does nothing while the
+        // head slot of the receive message table is empty.)
         recv::deliver(ctx, core, conn, now);
     }
 }
@@ -554,7 +626,7 @@ fn detect<M: Memory>(ctx: &mut Ctx<'_, M>, conn: &mut Conn, now: Instant) {
     });
 }
 
-/// Processes a NACK (MR-REL-4a, MR-SEM-4/5).
+/// Processes a NACK (MR-REL-34, MR-REL-35, MR-REL-50, MR-SEM-29, MR-SEM-30, MR-SEM-35, MR-CONN-35).
 pub(crate) fn on_nack<M: Memory>(
     ctx: &mut Ctx<'_, M>,
     core: &mut QpCore,
@@ -571,6 +643,17 @@ pub(crate) fn on_nack<M: Memory>(
     let psn = mbh.psn;
     match n.code {
         NackCode::Trimmed => {
+            // MR-REL-34/35, MR-REL-50: only a NACK for an outstanding, unacknowledged PSN that echoes the TS of its
+            // latest transmission declares it lost; a NACK for an older copy is ignored.
+            let fresh = conn
+                .snd
+                .get(psn)
+                .is_some_and(|r| r.sent as u32 == n.echo_ts)
+                && !conn.snd.is_acked(psn);
+            if !fresh {
+                ctx.stats.drops.stale_nack += 1;
+                return;
+            }
             if let Some(rec) = conn.snd.mark_lost(psn) {
                 on_lost(
                     ctx.stats,
@@ -583,6 +666,10 @@ pub(crate) fn on_nack<M: Memory>(
             }
         }
         NackCode::Rnr => {
+            if conn.snd.get(psn).is_none() || conn.snd.is_acked(psn) {
+                ctx.stats.drops.stale_nack += 1; // MR-REL-50
+                return;
+            }
             if let Some(rec) = conn.snd.mark_lost(psn) {
                 if now >= conn.rnr_until {
                     conn.rnr_count = conn.rnr_count.saturating_add(1);
@@ -601,9 +688,19 @@ pub(crate) fn on_nack<M: Memory>(
                 }
             }
         }
-        NackCode::Access => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteAccess),
-        NackCode::Invalid => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteInvalidRequest),
-        NackCode::Unsupported => fail_qp(ctx, core, conn, Some(n.aux), WcStatus::RemoteOperation),
+        NackCode::Access | NackCode::Invalid | NackCode::Unsupported => {
+            // MR-SEM-35: matched by aux = MSN to a started message; a NACK naming none is ignored.
+            if core.msg_index(n.aux).is_none() {
+                ctx.stats.drops.stale_nack += 1;
+                return;
+            }
+            let status = if n.code == NackCode::Access {
+                WcStatus::RemoteAccess
+            } else {
+                WcStatus::RemoteInvalidRequest
+            };
+            fail_qp(ctx, core, conn, Some(n.aux), status);
+        }
         NackCode::NoContext => {
             conn.reopen_at = Some(now.saturating_add(n.aux as u64 * 1000));
             let _ = qp_idx;
@@ -611,7 +708,7 @@ pub(crate) fn on_nack<M: Memory>(
     }
 }
 
-/// Reopens the connection after the peer lost its context (MR-CONN-6): new CID and ISN, every unfinished
+/// Reopens the connection after the peer lost its context or restarted (MR-CONN-18, MR-CONN-35, MR-REL-56): new CID and ISN, every unfinished
 /// message restarts from its first byte; outstanding READ responses are dropped (the peer re-requests).
 pub(crate) fn reopen<M: Memory>(
     ctx: &mut Ctx<'_, M>,
@@ -714,7 +811,7 @@ pub(crate) fn on_timeout<M: Memory>(
     if conn.is_quiet(core.sq.is_empty())
         && now >= conn.last_activity.saturating_add(ctx.cfg.idle_close_ns)
     {
-        // MR-CONN-4: idle close.
+        // MR-CONN-19: idle close.
         conn.state = ConnState::Closing;
         conn.ctrl = PendingCtrl::Close;
         conn.close_deadline = None;

@@ -13,7 +13,7 @@ use super::endpoint::{Ctx, QpSlot};
 use super::loss::{SendWindow, SentPkt};
 use super::memory::Memory;
 use super::metaroce::conn::new_cc;
-use super::metaroce::{count_parse_error, dst_is, ecn_of, l2l3, CE};
+use super::metaroce::{count_parse_error, dst_is, ecn_of, CE};
 use super::plan::{PlanHeaders, TransmitPlan};
 use super::qp::{MsgKind, QpCore, QpState};
 use super::rtt::RttEstimator;
@@ -564,7 +564,7 @@ fn on_request<M: Memory>(
             nak(
                 ctx,
                 r,
-                syndrome::RNR_NAK | (ctx.cfg.rnr_timer_us.min(31) as u8),
+                syndrome::RNR_NAK | syndrome::rnr_timer_code(ctx.cfg.rnr_timer_us),
                 psn,
             );
             return;
@@ -575,7 +575,7 @@ fn on_request<M: Memory>(
             nak(
                 ctx,
                 r,
-                syndrome::RNR_NAK | (ctx.cfg.rnr_timer_us.min(31) as u8),
+                syndrome::RNR_NAK | syndrome::rnr_timer_code(ctx.cfg.rnr_timer_us),
                 psn,
             );
             return;
@@ -715,8 +715,7 @@ fn plan(
     addr: u64,
     len: u32,
 ) -> Option<TransmitPlan> {
-    let remote = core.remote?;
-    let mut l = l2l3(cfg, remote.mac, remote.ip, dscp, r.sport);
+    let mut l = super::metaroce::l2l3_from(&core.l2?, dscp, r.sport);
     l.udp_dst = cfg.udp_port;
     Some(TransmitPlan {
         qpn: core.qpn,
@@ -724,8 +723,12 @@ fn plan(
         headers: PlanHeaders::RoceV2(rr),
         payload_addr: addr,
         payload_len: len,
+        zero_payload: false,
     })
 }
+
+/// Bytes after the BTH of a CNP: 16 reserved bytes, sent as zeros (MR-ROCE-26).
+pub const CNP_PAYLOAD_LEN: u32 = 16;
 
 /// The next frame of this QP: CNP, NAK, ACK, READ response, then (re)transmission at the go-back-N cursor.
 pub(crate) fn poll_transmit<M: Memory>(
@@ -740,13 +743,18 @@ pub(crate) fn poll_transmit<M: Memory>(
     if r.cnp_pending {
         r.cnp_pending = false;
         ctx.stats.cnps_sent += 1;
+        let mut cnp_bth = bth(r, O::Cnp, 0, false, false, cfg.pkey);
+        cnp_bth.becn = true; // MR-ROCE-26
         let rr = RoceRepr {
-            bth: bth(r, O::Cnp, 0, false, false, cfg.pkey),
+            bth: cnp_bth,
             reth: None,
             aeth: None,
             imm: None,
         };
-        return plan(cfg, core, r, rr, cfg.dscp_ctrl, 0, 0);
+        // MR-ROCE-26: the BTH is followed by 16 reserved zero bytes (no memory is read).
+        let mut p = plan(cfg, core, r, rr, cfg.dscp_ctrl, 0, CNP_PAYLOAD_LEN)?;
+        p.zero_payload = true;
+        return Some(p);
     }
     if let Some((syn, psn)) = r.nak.take() {
         let rr = RoceRepr {

@@ -1,0 +1,930 @@
+//! Conformance of the MetaRoCE transport to individual clauses of the specification: each test drives two
+//! endpoints over a direct link and rewrites, drops or injects frames to reach the clause it is named after.
+
+use core::net::{IpAddr, Ipv4Addr};
+use metaroce_proto::transport::*;
+use metaroce_proto::wire::packet::{emit_frame, parse_frame, IpRepr, MetaRoceRepr, TypeRepr, L2L3};
+use metaroce_proto::wire::{AckFlags, AckRepr, CtrlCode, NackCode, NackRepr, PacketType};
+
+const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 0xA];
+const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
+const IP_A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+const IP_B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+const LINK_NS: u64 = 1_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dir {
+    AtoB,
+    BtoA,
+}
+
+#[allow(dead_code)]
+enum Act {
+    Pass,
+    Drop,
+    Dup,
+    Delay(u64),
+    Replace(Vec<u8>),
+    ReplaceDelay(Vec<u8>, u64),
+}
+
+struct Pair {
+    a: Endpoint,
+    b: Endpoint,
+    qa: Qpn,
+    qb: Qpn,
+    now: u64,
+    wire: Vec<(u64, Dir, Vec<u8>)>,
+    ev_a: Vec<Event>,
+    ev_b: Vec<Event>,
+    sent: [usize; 2],
+    bytes: [u64; 2],
+}
+
+fn cfg(mac: [u8; 6], ip: IpAddr) -> EndpointConfig {
+    EndpointConfig {
+        cc: CcKind::None,
+        ..EndpointConfig::metaroce(mac, ip)
+    }
+}
+
+impl Pair {
+    fn new() -> Self {
+        Self::with(cfg(MAC_A, IP_A), cfg(MAC_B, IP_B))
+    }
+
+    fn with(ca: EndpointConfig, cb: EndpointConfig) -> Self {
+        let mut a = Endpoint::new(ca, SparseMemory::new());
+        let mut b = Endpoint::new(cb, SparseMemory::new());
+        let qa = a.create_qp(64, 64).unwrap();
+        let qb = b.create_qp(64, 64).unwrap();
+        a.connect_qp(
+            qa,
+            RemoteQp {
+                mac: MAC_B,
+                ip: IP_B,
+                qpn: qb,
+            },
+        )
+        .unwrap();
+        b.connect_qp(
+            qb,
+            RemoteQp {
+                mac: MAC_A,
+                ip: IP_A,
+                qpn: qa,
+            },
+        )
+        .unwrap();
+        Pair {
+            a,
+            b,
+            qa,
+            qb,
+            now: 1_000_000,
+            wire: Vec::new(),
+            ev_a: Vec::new(),
+            ev_b: Vec::new(),
+            sent: [0; 2],
+            bytes: [0; 2],
+        }
+    }
+
+    /// Runs until nothing is in flight and neither side has a timer before `until`.
+    fn run(&mut self, until: u64, f: &mut dyn FnMut(Dir, usize, &[u8]) -> Act) {
+        let mut buf = Vec::new();
+        for _ in 0..200_000 {
+            for dir in [Dir::AtoB, Dir::BtoA] {
+                loop {
+                    let ep = if dir == Dir::AtoB {
+                        &mut self.a
+                    } else {
+                        &mut self.b
+                    };
+                    if !ep.poll_transmit(self.now, &mut buf) {
+                        break;
+                    }
+                    let k = dir as usize;
+                    self.bytes[k] += buf.len() as u64;
+                    let n = self.sent[k];
+                    if std::env::var("TRACE").is_ok() && n < 300 {
+                        let p = parse_frame(&buf, 4792, 10, true).unwrap();
+                        eprintln!(
+                            "t={} {:?} #{} {:?} psn={} {:?}",
+                            self.now, dir, n, p.m.mbh.ptype, p.m.mbh.psn, p.m.ty
+                        );
+                    }
+                    self.sent[k] += 1;
+                    let t = self.now + LINK_NS;
+                    match f(dir, n, &buf) {
+                        Act::Pass => self.wire.push((t, dir, buf.clone())),
+                        Act::Drop => {}
+                        Act::Dup => {
+                            self.wire.push((t, dir, buf.clone()));
+                            self.wire.push((t + 10, dir, buf.clone()));
+                        }
+                        Act::Delay(d) => self.wire.push((t + d, dir, buf.clone())),
+                        Act::Replace(v) => self.wire.push((t, dir, v)),
+                        Act::ReplaceDelay(v, d) => self.wire.push((t + d, dir, v)),
+                    }
+                }
+            }
+            while let Some(e) = self.a.poll_event() {
+                self.ev_a.push(e);
+            }
+            while let Some(e) = self.b.poll_event() {
+                self.ev_b.push(e);
+            }
+            let next_wire = self.wire.iter().map(|w| w.0).min();
+            let next = [next_wire, self.a.poll_timeout(), self.b.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(next) = next else { return };
+            if next > until {
+                return;
+            }
+            self.now = self.now.max(next);
+            let now = self.now;
+            let mut i = 0;
+            while i < self.wire.len() {
+                if self.wire[i].0 <= now {
+                    let (_, dir, fr) = self.wire.remove(i);
+                    match dir {
+                        Dir::AtoB => self.b.handle_frame(now, &fr),
+                        Dir::BtoA => self.a.handle_frame(now, &fr),
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            if self.a.poll_timeout().is_some_and(|t| t <= now) {
+                self.a.handle_timeout(now);
+            }
+            if self.b.poll_timeout().is_some_and(|t| t <= now) {
+                self.b.handle_timeout(now);
+            }
+        }
+        panic!("run did not converge");
+    }
+
+    fn run_for(&mut self, dur: u64, f: &mut dyn FnMut(Dir, usize, &[u8]) -> Act) {
+        let until = self.now + dur;
+        self.run(until, f);
+    }
+
+    fn completions_a(&self) -> Vec<Completion> {
+        comps(&self.ev_a)
+    }
+}
+
+fn comps(ev: &[Event]) -> Vec<Completion> {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Completion(c) => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pass(_: Dir, _: usize, _: &[u8]) -> Act {
+    Act::Pass
+}
+
+/// Kind of a frame: (packet type, is data with payload, PSN, nack code).
+fn kind(fr: &[u8]) -> (PacketType, u32, Option<NackCode>) {
+    let p = parse_frame(fr, 4792, 10, true).expect("parse");
+    let code = match p.m.ty {
+        TypeRepr::Nack(n) => Some(n.code),
+        _ => None,
+    };
+    (p.m.mbh.ptype, p.m.mbh.psn, code)
+}
+
+fn is_data(fr: &[u8]) -> bool {
+    kind(fr).0 == PacketType::Data
+}
+
+/// What a trimming switch does to an IPv4 frame without VLAN: cut to 64 bytes (the base header ends at 58),
+/// rewrite the IP and UDP lengths, re-mark DSCP `dscp_trim` (10) and fix the IP checksum (MR-ENC-27, MR-ENC-28).
+fn trim(fr: &[u8]) -> Vec<u8> {
+    use metaroce_proto::wire::{Ipv4Packet, UdpPacket};
+    let mut v = fr[..64].to_vec();
+    {
+        let mut ip = Ipv4Packet::new_unchecked(&mut v[14..34]);
+        ip.set_total_len(50);
+        ip.set_dscp(10);
+        ip.fill_checksum();
+    }
+    UdpPacket::new_unchecked(&mut v[34..42]).set_len(30);
+    v
+}
+
+fn pattern(n: usize, seed: u8) -> Vec<u8> {
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+const SRC: u64 = 0x10_0000;
+const DST: u64 = 0x80_0000;
+
+/// Registers a source buffer at A holding `data` and a destination region at B; returns (lkey_a, rkey_b).
+fn setup_write(p: &mut Pair, data: &[u8], dst_access: Access) -> (u32, u32) {
+    p.a.memory_mut().write(SRC, data);
+    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let kb =
+        p.b.register_mr(DST, 1 << 20, dst_access | Access::LOCAL_WRITE)
+            .unwrap();
+    (ka.lkey, kb.rkey)
+}
+
+fn write_wr(id: u64, op: SendOp, lkey: u32, len: u32, rkey: u32) -> SendWr {
+    SendWr {
+        wr_id: id,
+        op,
+        local: Sge {
+            addr: SRC,
+            len,
+            lkey,
+        },
+        remote_addr: DST,
+        rkey,
+        solicited: false,
+    }
+}
+
+fn read_b(p: &Pair, addr: u64, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    p.b.memory().read(addr, &mut v);
+    v
+}
+
+/// Re-emits `fr` after `f` changed its layers 2-4, MetaRoCE headers or payload (lengths and ICV are recomputed).
+fn rewrite(fr: &[u8], f: impl FnOnce(&mut L2L3, &mut MetaRoceRepr, &mut Vec<u8>)) -> Vec<u8> {
+    let p = parse_frame(fr, 4792, 10, true).expect("parse");
+    let (mut l, mut m, mut pl) = (p.l, p.m, p.payload.to_vec());
+    f(&mut l, &mut m, &mut pl);
+    let mut out = Vec::new();
+    emit_frame(&l, &m, &pl, &mut out).expect("emit");
+    out
+}
+
+fn set_src_ip(l: &mut L2L3, ip: [u8; 4]) {
+    if let IpRepr::V4 { src, .. } = &mut l.ip {
+        *src = ip;
+    }
+}
+
+fn statuses(c: &[Completion]) -> Vec<(u64, WcStatus)> {
+    c.iter().map(|c| (c.wr_id, c.status)).collect()
+}
+
+fn qp_error(ev: &[Event]) -> Option<WcStatus> {
+    ev.iter().find_map(|e| match e {
+        Event::QpError { status, .. } => Some(*status),
+        _ => None,
+    })
+}
+
+/// Sends a 1-byte WRITE and runs it to completion: the connection is open and both SYN phases are over.
+fn warm_up(p: &mut Pair, lk: u32, rk: u32) {
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(0, SendOp::Write, lk, 1, rk))
+        .unwrap();
+    p.run_for(50_000, &mut pass);
+    assert_eq!(statuses(&p.completions_a()), [(0, WcStatus::Success)]);
+}
+
+#[test]
+fn mr_conn_3_data_from_another_source_ip_is_dropped() {
+    let len = 3 * 4096;
+    let mut p = Pair::new();
+    let data = pattern(len, 7);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    warm_up(&mut p, lk, rk);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut spoofed = 0;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB && is_data(fr) && spoofed == 0 {
+            spoofed += 1;
+            // Same DCID and PSN, other payload, from an address that is not the connection's peer.
+            return Act::Replace(rewrite(fr, |l, _, pl| {
+                set_src_ip(l, [10, 0, 0, 99]);
+                pl.fill(0xEE);
+            }));
+        }
+        Act::Pass
+    });
+    assert_eq!(spoofed, 1);
+    assert_eq!(p.b.stats().drops.wrong_peer, 1);
+    assert_eq!(read_b(&p, DST, len), data, "the spoofed payload was placed");
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(0, WcStatus::Success), (1, WcStatus::Success)]
+    );
+}
+
+#[test]
+fn mr_conn_3_nack_from_another_source_ip_is_dropped() {
+    let mut p = Pair::new();
+    let data = pattern(5000, 3);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    warm_up(&mut p, lk, rk);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 5000, rk))
+        .unwrap();
+    let mut forged = false;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::BtoA && kind(fr).0 == PacketType::Ack && !forged {
+            forged = true;
+            // A forged fatal NACK for the running message (MSN 1), naming A's connection, from a third address.
+            return Act::Replace(rewrite(fr, |l, m, _| {
+                set_src_ip(l, [10, 0, 0, 99]);
+                let TypeRepr::Ack(a) = m.ty else {
+                    panic!("not an ACK")
+                };
+                m.mbh.ptype = PacketType::Nack;
+                m.ty = TypeRepr::Nack(NackRepr {
+                    scid: a.scid,
+                    code: NackCode::Access,
+                    echo_ts: a.echo_ts,
+                    aux: 1,
+                });
+            }));
+        }
+        Act::Pass
+    });
+    assert!(forged);
+    assert_eq!(p.a.stats().drops.wrong_peer, 1);
+    assert_eq!(p.a.qp_state(p.qa), Some(QpState::Rts));
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(0, WcStatus::Success), (1, WcStatus::Success)]
+    );
+    assert_eq!(read_b(&p, DST, 5000), data);
+}
+
+#[test]
+fn mr_sem_34_invalid_read_response_fails_the_read() {
+    let mut p = Pair::new();
+    let data = pattern(10_000, 11);
+    p.b.memory_mut().write(DST, &data);
+    let kb = p.b.register_mr(DST, 1 << 20, Access::REMOTE_READ).unwrap();
+    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let now = p.now;
+    p.a.post_send(
+        now,
+        p.qa,
+        write_wr(9, SendOp::Read, ka.lkey, 10_000, kb.rkey),
+    )
+    .unwrap();
+    let mut bad = false;
+    p.run_for(2_000_000, &mut |d, _, fr| {
+        if d == Dir::BtoA && is_data(fr) && !bad {
+            bad = true;
+            // The response claims another total length than the READ asked for (MR-SEM-16).
+            return Act::Replace(rewrite(fr, |_, m, _| {
+                if let TypeRepr::Data(dd) = &mut m.ty {
+                    dd.msg_len += 1;
+                }
+            }));
+        }
+        Act::Pass
+    });
+    assert!(bad);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(9, WcStatus::RemoteOperation)]
+    );
+    assert_eq!(qp_error(&p.ev_a), Some(WcStatus::RemoteOperation));
+    assert_eq!(p.a.qp_state(p.qa), Some(QpState::Error));
+}
+
+#[test]
+fn mr_sem_34_read_into_a_deregistered_buffer_fails_local_protection() {
+    let mut p = Pair::new();
+    let data = pattern(10_000, 12);
+    p.b.memory_mut().write(DST, &data);
+    let kb = p.b.register_mr(DST, 1 << 20, Access::REMOTE_READ).unwrap();
+    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let now = p.now;
+    p.a.post_send(
+        now,
+        p.qa,
+        write_wr(9, SendOp::Read, ka.lkey, 10_000, kb.rkey),
+    )
+    .unwrap();
+    p.a.deregister_mr(ka.lkey).unwrap();
+    p.run_for(2_000_000, &mut pass);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(9, WcStatus::LocalProtection)]
+    );
+    assert_eq!(p.a.memory().write_count(), 0, "nothing placed");
+    assert_eq!(p.a.qp_state(p.qa), Some(QpState::Error));
+}
+
+#[test]
+fn mr_sem_31_write_source_deregistered_before_transmission() {
+    let mut p = Pair::new();
+    let data = pattern(3 * 4096, 13);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 3 * 4096, rk))
+        .unwrap();
+    p.a.post_send(now, p.qa, write_wr(2, SendOp::Write, lk, 10, rk))
+        .unwrap();
+    p.a.deregister_mr(lk).unwrap();
+    p.run_for(2_000_000, &mut pass);
+    assert_eq!(p.a.stats().tx_data_packets, 0, "a deregistered MR was read");
+    assert_eq!(p.b.memory().write_count(), 0);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, WcStatus::LocalProtection), (2, WcStatus::Flushed)]
+    );
+    assert_eq!(qp_error(&p.ev_a), Some(WcStatus::LocalProtection));
+}
+
+#[test]
+fn mr_sem_7_write_source_deregistered_before_retransmission() {
+    let mut p = Pair::new();
+    let data = pattern(3 * 4096, 14);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 3 * 4096, rk))
+        .unwrap();
+    let mut dropped = false;
+    // The three packets leave at once; the second is lost. Stop before its loss is detected.
+    p.run_for(1_500, &mut |d, _, fr| {
+        if d == Dir::AtoB && is_data(fr) && kind(fr).1 != 0 && !dropped {
+            dropped = true;
+            return Act::Drop;
+        }
+        Act::Pass
+    });
+    let _ = dropped;
+    assert_eq!(p.a.stats().tx_data_packets, 3);
+    p.a.deregister_mr(lk).unwrap();
+    p.run_for(5_000_000, &mut pass);
+    assert_eq!(
+        p.a.stats().tx_data_packets,
+        3,
+        "the retransmission read a deregistered MR"
+    );
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, WcStatus::LocalProtection)]
+    );
+    assert_eq!(qp_error(&p.ev_a), Some(WcStatus::LocalProtection));
+}
+
+#[test]
+fn mr_sem_14_read_response_source_rechecked_before_retransmission() {
+    let mut p = Pair::new();
+    let data = pattern(3 * 4096, 15);
+    p.b.memory_mut().write(DST, &data);
+    let kb = p.b.register_mr(DST, 1 << 20, Access::REMOTE_READ).unwrap();
+    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let now = p.now;
+    p.a.post_send(
+        now,
+        p.qa,
+        write_wr(9, SendOp::Read, ka.lkey, 3 * 4096, kb.rkey),
+    )
+    .unwrap();
+    let mut resp = 0;
+    // READ_REQ reaches B after 1 µs; B's three responses leave at once; the second is lost.
+    p.run_for(2_500, &mut |d, _, fr| {
+        if d == Dir::BtoA && is_data(fr) {
+            resp += 1;
+            if resp == 2 {
+                return Act::Drop;
+            }
+        }
+        Act::Pass
+    });
+    assert_eq!(p.b.stats().tx_data_packets, 3);
+    p.b.deregister_mr(kb.lkey).unwrap();
+    p.run_for(5_000_000, &mut pass);
+    assert_eq!(
+        p.b.stats().tx_data_packets,
+        3,
+        "a READ response was re-read from a deregistered MR"
+    );
+    assert_eq!(qp_error(&p.ev_b), Some(WcStatus::LocalProtection));
+    assert_eq!(p.b.qp_state(p.qb), Some(QpState::Error));
+    assert!(!p
+        .completions_a()
+        .iter()
+        .any(|c| c.status == WcStatus::Success));
+}
+
+#[test]
+fn mr_rel_35_trim_nack_with_a_stale_echo_ts_is_ignored() {
+    let len = 5 * 4096;
+    let mut p = Pair::new();
+    let data = pattern(len, 2);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    warm_up(&mut p, lk, rk);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut trimmed = false;
+    let mut nacks = 0;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB && is_data(fr) && !trimmed {
+            trimmed = true;
+            return Act::Replace(trim(fr));
+        }
+        if d == Dir::BtoA && kind(fr).2 == Some(NackCode::Trimmed) {
+            nacks += 1;
+            // The NACK echoes a TS that is not the latest transmission's: it refers to an older copy.
+            return Act::Replace(rewrite(fr, |_, m, _| {
+                if let TypeRepr::Nack(n) = &mut m.ty {
+                    n.echo_ts = n.echo_ts.wrapping_sub(1);
+                }
+            }));
+        }
+        Act::Pass
+    });
+    assert_eq!(nacks, 1);
+    assert_eq!(
+        p.a.stats().retransmits.trim,
+        0,
+        "stale TRIMMED NACK acted on"
+    );
+    assert_eq!(p.a.stats().drops.stale_nack, 1);
+    assert_eq!(read_b(&p, DST, len), data);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(0, WcStatus::Success), (1, WcStatus::Success)]
+    );
+}
+
+#[test]
+fn mr_rel_34_trim_nack_for_a_psn_not_outstanding_is_ignored() {
+    let len = 2 * 4096;
+    let mut p = Pair::new();
+    let data = pattern(len, 6);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    warm_up(&mut p, lk, rk);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, len as u32, rk))
+        .unwrap();
+    let mut forged = false;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::BtoA && kind(fr).2 == Some(NackCode::Trimmed) {
+            forged = true;
+        }
+        if d == Dir::BtoA && kind(fr).0 == PacketType::Ack && !forged {
+            forged = true;
+            // A TRIMMED NACK for a PSN far beyond anything sent.
+            return Act::Replace(rewrite(fr, |_, m, _| {
+                let TypeRepr::Ack(a) = m.ty else {
+                    panic!("not an ACK")
+                };
+                m.mbh.ptype = PacketType::Nack;
+                m.mbh.psn = m.mbh.psn.wrapping_add(1000);
+                m.ty = TypeRepr::Nack(NackRepr {
+                    scid: a.scid,
+                    code: NackCode::Trimmed,
+                    echo_ts: a.echo_ts,
+                    aux: 0,
+                });
+            }));
+        }
+        Act::Pass
+    });
+    assert!(forged);
+    assert_eq!(p.a.stats().retransmits.trim, 0);
+    assert_eq!(p.a.stats().drops.stale_nack, 1);
+    assert_eq!(read_b(&p, DST, len), data);
+}
+
+fn fatal_nack_case(edit: impl Fn(&mut NackRepr), expect: WcStatus) -> Pair {
+    let mut p = Pair::new();
+    let (lk, rk) = setup_write(&mut p, &pattern(100, 4), Access::REMOTE_WRITE);
+    let now = p.now;
+    // WR 1 carries a wrong R_Key; WR 2 is valid and queued behind it.
+    p.a.post_send(
+        now,
+        p.qa,
+        write_wr(1, SendOp::Write, lk, 100, rk.wrapping_add(1)),
+    )
+    .unwrap();
+    let mut wr2 = write_wr(2, SendOp::Write, lk, 10, rk);
+    wr2.remote_addr = DST + 0x8_0000;
+    p.a.post_send(now, p.qa, wr2).unwrap();
+    let mut first = true;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::BtoA && kind(fr).2 == Some(NackCode::Access) {
+            let only_first = first;
+            first = false;
+            return Act::Replace(rewrite(fr, |_, m, _| {
+                if let TypeRepr::Nack(n) = &mut m.ty {
+                    if only_first {
+                        edit(n);
+                    }
+                }
+            }));
+        }
+        Act::Pass
+    });
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, expect), (2, WcStatus::Flushed)]
+    );
+    assert_eq!(p.a.qp_state(p.qa), Some(QpState::Error));
+    p
+}
+
+#[test]
+fn mr_sem_35_unsupported_nack_completes_remote_invalid_request() {
+    fatal_nack_case(
+        |n| n.code = NackCode::Unsupported,
+        WcStatus::RemoteInvalidRequest,
+    );
+}
+
+#[test]
+fn mr_sem_35_fatal_nack_naming_no_started_message_is_ignored() {
+    // The first ACCESS NACK names MSN 100 (no such message): ignored; B repeats the NACK for the retransmission
+    // (MR-SEM-36) with the right MSN, which then fails WR 1.
+    let p = fatal_nack_case(|n| n.aux = n.aux.wrapping_add(100), WcStatus::RemoteAccess);
+    assert_eq!(p.a.stats().drops.stale_nack, 1);
+}
+
+#[test]
+fn mr_rel_17_ce_marked_ctrl_open_sets_the_acks_ece() {
+    let mut p = Pair::new();
+    let (lk, rk) = setup_write(&mut p, &pattern(100, 8), Access::REMOTE_WRITE);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 100, rk))
+        .unwrap();
+    let mut open_ts = None;
+    let mut answer = None;
+    p.run_for(2_000_000, &mut |d, _, fr| {
+        let pf = parse_frame(fr, 4792, 10, true).expect("parse");
+        match (d, pf.m.ty) {
+            (Dir::BtoA, TypeRepr::Ctrl(c)) if c.code == CtrlCode::Open => {
+                open_ts = Some(pf.m.mbh.ts);
+                // A switch marks the CTRL OPEN CE (the ICV does not cover ECN).
+                return Act::Replace(rewrite(fr, |l, _, _| {
+                    if let IpRepr::V4 { ecn, .. } = &mut l.ip {
+                        *ecn = 0b11;
+                    }
+                }));
+            }
+            (Dir::AtoB, TypeRepr::Ack(a)) if Some(a.echo_ts) == open_ts && answer.is_none() => {
+                answer = Some(a);
+            }
+            _ => {}
+        }
+        Act::Pass
+    });
+    assert!(open_ts.is_some(), "no CTRL OPEN seen");
+    let a = answer.expect("no ACK answered the CTRL OPEN");
+    assert!(a.flags.contains(AckFlags::ECE), "ECE not set: {a:?}");
+    assert_eq!(a.sack_base, p_cack_of(&a));
+}
+
+/// The CACK an ACK carries is not in the AH; for a CTRL trigger sack_base must equal it, which the bitmap shows
+/// as bit 0 clear and every bit clear (nothing beyond CACK is outstanding here).
+fn p_cack_of(a: &AckRepr) -> u32 {
+    assert!(a.sack.0.iter().all(|&b| b == 0));
+    a.sack_base
+}
+
+#[test]
+fn mr_wire_42_retry_limits_out_of_range_are_replaced_or_rejected() {
+    let c = EndpointConfig {
+        retry_limit: 9,
+        rnr_retry: 200,
+        ..cfg(MAC_A, IP_A)
+    };
+    let e = Endpoint::new(c.clone(), SparseMemory::new());
+    assert_eq!(e.config().retry_limit, 7);
+    assert_eq!(e.config().rnr_retry, 7);
+    assert_eq!(
+        Endpoint::try_new(c, SparseMemory::new()).err(),
+        Some(ConfigError {
+            field: "retry_limit"
+        })
+    );
+    let c = EndpointConfig {
+        retry_limit: 0,
+        rnr_retry: 0,
+        ..cfg(MAC_A, IP_A)
+    };
+    let e = Endpoint::new(c, SparseMemory::new());
+    assert_eq!((e.config().retry_limit, e.config().rnr_retry), (0, 0));
+}
+
+#[test]
+fn mr_enc_41_one_drop_counter_per_parse_error() {
+    use metaroce_proto::wire::{Error as E, Ipv4Packet};
+    let mut p = Pair::new();
+    let (lk, rk) = setup_write(&mut p, &pattern(200, 1), Access::REMOTE_WRITE);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 200, rk))
+        .unwrap();
+    let mut good = Vec::new();
+    assert!(p.a.poll_transmit(now, &mut good));
+    assert!(is_data(&good));
+    let fix_ip = |v: &mut Vec<u8>| {
+        let mut ip = Ipv4Packet::new_unchecked(&mut v[14..34]);
+        ip.fill_checksum();
+    };
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    let mut f = good.clone();
+    f[42] = 0x21; // MBH version 2
+    frames.push(f);
+    let mut f = good.clone();
+    f[42] = 0x17; // reserved type 7
+    frames.push(f);
+    let mut f = good.clone();
+    f[24] ^= 0xFF; // IPv4 header checksum
+    frames.push(f);
+    frames.push(good[..50].to_vec()); // cut inside the MBH
+    let mut f = good.clone();
+    f[36] ^= 0x01; // another UDP destination port
+    frames.push(f);
+    let mut f = good.clone();
+    f[20] |= 0x20; // IPv4 MF: a fragment
+    fix_ip(&mut f);
+    frames.push(f);
+    let mut f = good.clone();
+    f[38] = f[38].wrapping_add(1); // UDP length differs from the IP-derived length
+    frames.push(f);
+    let counter = |d: &Drops, e: E| -> u64 {
+        match e {
+            E::Truncated => d.truncated,
+            E::BadVersion => d.bad_version,
+            E::BadType => d.bad_type,
+            E::BadLength => d.bad_length,
+            E::BadChecksum => d.bad_ip_checksum,
+            E::Unsupported => d.unsupported,
+            E::Malformed => d.malformed,
+            E::NotOurs => d.not_ours,
+            E::BadTrim => d.bad_trim,
+        }
+    };
+    let mut seen = Vec::new();
+    for f in &frames {
+        let Err(e) = parse_frame(f, 4792, 10, true) else {
+            panic!("frame must not parse")
+        };
+        let before = *p.b.stats();
+        p.b.handle_frame(p.now, f);
+        let after = *p.b.stats();
+        assert_eq!(
+            counter(&after.drops, e),
+            counter(&before.drops, e) + 1,
+            "{e:?}"
+        );
+        // Exactly one per-reason counter moved (the aggregate bad_version_or_type aside).
+        let all = |d: &Drops| {
+            d.truncated
+                + d.bad_version
+                + d.bad_type
+                + d.bad_length
+                + d.bad_ip_checksum
+                + d.unsupported
+                + d.malformed
+                + d.not_ours
+                + d.bad_trim
+                + d.bad_icv
+                + d.not_for_us
+                + d.unknown_connection
+        };
+        assert_eq!(all(&after.drops), all(&before.drops) + 1, "{e:?}");
+        seen.push(e);
+    }
+    seen.sort_by_key(|e| *e as u8);
+    seen.dedup();
+    assert!(
+        seen.len() >= 6,
+        "too few distinct reasons exercised: {seen:?}"
+    );
+}
+
+fn mtu_pair(mtu_a: u32, mtu_b: u32) -> Pair {
+    Pair::with(
+        EndpointConfig {
+            mtu: mtu_a,
+            ..cfg(MAC_A, IP_A)
+        },
+        EndpointConfig {
+            mtu: mtu_b,
+            ..cfg(MAC_B, IP_B)
+        },
+    )
+}
+
+/// Runs one WRITE of `len` bytes to completion and returns the payload sizes of its transmissions. Runs for
+/// less than `idle_close_ns`, so that the connection (and what it learnt of the peer) stays open.
+fn write_sizes(p: &mut Pair, id: u64, lk: u32, rk: u32, len: u32) -> Vec<u16> {
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(id, SendOp::Write, lk, len, rk))
+        .unwrap();
+    let mut sizes = Vec::new();
+    p.run_for(200_000, &mut |d, _, fr| {
+        if d == Dir::AtoB && is_data(fr) {
+            let pf = parse_frame(fr, 4792, 10, true).expect("parse");
+            sizes.push(pf.m.mbh.payload_len);
+        }
+        Act::Pass
+    });
+    sizes
+}
+
+#[test]
+fn mr_wire_30_segment_size_capped_before_the_peers_open_then_negotiated() {
+    let len = 20_000u32;
+    let mut p = mtu_pair(8192, 8192);
+    let data = pattern(len as usize, 9);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    // Before B's Open extension has arrived: min(8192, 4096).
+    assert_eq!(
+        write_sizes(&mut p, 1, lk, rk, len),
+        [4096, 4096, 4096, 4096, 3616]
+    );
+    // Afterwards: 2^min(13, 13).
+    assert_eq!(write_sizes(&mut p, 2, lk, rk, len), [8192, 8192, 3616]);
+    assert_eq!(read_b(&p, DST, len as usize), data);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, WcStatus::Success), (2, WcStatus::Success)]
+    );
+}
+
+#[test]
+fn mr_sem_10_segment_size_follows_the_smaller_peer_mtu() {
+    let mut p = mtu_pair(8192, 1024);
+    let data = pattern(5000, 10);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    assert_eq!(write_sizes(&mut p, 1, lk, rk, 1), [1]);
+    assert_eq!(
+        write_sizes(&mut p, 2, lk, rk, 5000),
+        [1024, 1024, 1024, 1024, 904]
+    );
+    assert_eq!(read_b(&p, DST, 5000), data);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, WcStatus::Success), (2, WcStatus::Success)]
+    );
+}
+
+#[test]
+fn mr_wire_31_first_flight_at_the_baseline_is_accepted_below_the_receivers_mtu() {
+    // A's first flight uses min(4096, own) before B's Open extension is known; B advertises only 1024 but
+    // every receiver accepts the 4096-byte domain baseline.
+    let mut p = mtu_pair(4096, 1024);
+    let data = pattern(4096, 12);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    assert_eq!(write_sizes(&mut p, 1, lk, rk, 4096), [4096]);
+    assert_eq!(read_b(&p, DST, 4096), data);
+    assert_eq!(statuses(&p.completions_a()), [(1, WcStatus::Success)]);
+}
+
+#[test]
+fn mr_wire_31_payload_above_baseline_and_receivers_mtu_is_nacked_invalid() {
+    // A frame whose payload exceeds both the baseline and B's MTU (here 8192 > max(1024, 4096)): NACK INVALID,
+    // nothing written, the WR fails.
+    let mut p = mtu_pair(4096, 1024);
+    let data = pattern(4096, 13);
+    let (lk, rk) = setup_write(&mut p, &data, Access::REMOTE_WRITE);
+    let now = p.now;
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lk, 4096, rk))
+        .unwrap();
+    let mut invalid = 0;
+    let mut grown = false;
+    p.run_for(5_000_000, &mut |d, _, fr| {
+        if d == Dir::AtoB && is_data(fr) && !grown {
+            grown = true;
+            let pf = parse_frame(fr, 4792, 10, true).expect("parse");
+            let mut m = pf.m;
+            if let TypeRepr::Data(ref mut dr) = m.ty {
+                dr.msg_len = 8192;
+            }
+            let payload = vec![0x5Au8; 8192];
+            let mut out = Vec::new();
+            emit_frame(&pf.l, &m, &payload, &mut out).expect("emit");
+            return Act::Replace(out);
+        }
+        if d == Dir::BtoA && kind(fr).2 == Some(NackCode::Invalid) {
+            invalid += 1;
+        }
+        Act::Pass
+    });
+    assert!(grown);
+    assert!(invalid >= 1);
+    assert_eq!(p.b.memory().write_count(), 0);
+    assert_eq!(
+        statuses(&p.completions_a()),
+        [(1, WcStatus::RemoteInvalidRequest)]
+    );
+}
