@@ -66,7 +66,14 @@ fn python_venv() -> Result<PathBuf, String> {
         }
     }
     run(Command::new(&python)
-        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", "-r"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+        ])
         .arg(&requirements))?;
     std::fs::write(&stamp, wanted).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     Ok(python)
