@@ -29,10 +29,70 @@ pub fn test() -> Result<(), String> {
         "warnings",
     ]))?;
     vectors(true)?;
-    run(cargo()
-        .args(["test", "--workspace", "--release", "--all-features"])
-        .env("METAROCE_PYTHON", &tools.python))?;
+    let totals = run_tests(
+        cargo()
+            .args(["test", "--workspace", "--release", "--all-features"])
+            .env("METAROCE_PYTHON", &tools.python),
+    )?;
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.ignored
+    );
     Ok(())
+}
+
+/// Sums of cargo's per-binary `test result:` lines.
+#[derive(Default)]
+struct Totals {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+/// Runs `cargo test`, echoing its output, and adds up its per-binary results so the run ends with one summary
+/// line covering every test binary.
+fn run_tests(cmd: &mut Command) -> Result<Totals, String> {
+    use std::io::{BufRead, BufReader};
+    eprintln!("+ cargo test (summarised at the end)");
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start cargo test: {e}"))?;
+    let mut totals = Totals::default();
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line.map_err(|e| format!("reading cargo test output: {e}"))?;
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                for part in rest.split([';', '.']) {
+                    let mut words = part.split_whitespace();
+                    if let (Some(n), Some(what)) = (words.next(), words.next()) {
+                        if let Ok(n) = n.parse::<u64>() {
+                            match what {
+                                "passed" => totals.passed += n,
+                                "failed" => totals.failed += n,
+                                "ignored" => totals.ignored += n,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for cargo test: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo test failed with {status} ({} passed, {} failed)",
+            totals.passed, totals.failed
+        ));
+    }
+    if totals.passed == 0 {
+        return Err("cargo test ran no test".to_string());
+    }
+    Ok(totals)
 }
 
 /// Criterion benchmarks; extra arguments go to criterion.
