@@ -12,7 +12,6 @@ use metaroce_proto::transport::Mode;
 /// RetryExceeded at 5.2 ms, after which the requester waits forever with 118 of 150 WRs completed, no timer
 /// armed and nothing in flight (the pair goes idle at 6.8 ms): no completion, no error.
 #[test]
-#[ignore = "open transport failure: sender idle with WRs outstanding"]
 fn mr_rel_loss_20_percent_seed_20079738619157() {
     let seed = 20079738619157;
     println!("seed {seed}");
@@ -25,7 +24,6 @@ fn mr_rel_loss_20_percent_seed_20079738619157() {
 /// MR-PATH-2, MR-REL-3: path 0 of 8 stays down (all paths down 60..160 µs); the requester's QP fails with
 /// RetryExceeded at 5.2 ms although seven paths work: its retransmissions keep taking the dead path.
 #[test]
-#[ignore = "open transport failure: RetryExceeded with 7 of 8 paths up"]
 fn mr_path_link_down_up_seed_185046169265806() {
     let seed = 185046169265806;
     println!("seed {seed}");

@@ -145,4 +145,8 @@ pub struct Stats {
     pub connections_closed: u64,
     /// EV recycles.
     pub path_recycles: u64,
+    /// CTRL PROBEs sent at RTO expiries (MR-PATH-11, MR-PATH-14).
+    pub probes_sent: u64,
+    /// Requester READs failed because no response data arrived within the retry budget (MR-REL-55).
+    pub response_timeouts: u64,
 }

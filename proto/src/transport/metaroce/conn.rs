@@ -158,6 +158,22 @@ pub struct Conn {
     pub rnr_until: Instant,
     /// Consecutive RNR rounds without progress.
     pub rnr_count: u8,
+    /// The RTO expired and declared PSNs lost: the first retransmission after it may leave although packets
+    /// sent within the last timeout still fill the collapsed congestion window (MR-REL-39, MR-REL-45).
+    pub rto_rtx: bool,
+    /// Deadline of the READ-response timer: armed while a READ whose request was acknowledged waits for its
+    /// response, pushed back by every DATA packet received from the peer (MR-REL-55).
+    pub resp_deadline: Option<Instant>,
+    /// Consecutive READ-response timer expiries without DATA from the peer.
+    pub resp_retries: u8,
+    /// EV echoed by the latest ACK that acknowledged a new PSN: a round trip on it worked.
+    pub good_ev: Option<u16>,
+    /// CTRL PROBEs owed by an RTO expiry, on these EVs.
+    pub probe_evs: [Option<u16>; 2],
+    /// The owed PROBEs leave at or after this time.
+    pub probe_at: Instant,
+    /// EV-set entry of the latest RTO probe sent without a known-good EV.
+    pub probe_idx: u8,
     // ---- receive direction ----
     /// Receive window bitmap.
     pub rcv: RecvWindow,
@@ -267,6 +283,13 @@ impl Conn {
             rto_retries: 0,
             rnr_until: 0,
             rnr_count: 0,
+            rto_rtx: false,
+            resp_deadline: None,
+            resp_retries: 0,
+            good_ev: None,
+            probe_evs: [None; 2],
+            probe_at: 0,
+            probe_idx: 0,
             rcv: RecvWindow::new(cfg.window_log2, 0),
             rcv_init: false,
             rx_msgs: vec![RecvMsg::EMPTY; rx_table_size(cfg)],
@@ -320,6 +343,12 @@ impl Conn {
         self.rto_retries = 0;
         self.rnr_until = 0;
         self.rnr_count = 0;
+        self.rto_rtx = false;
+        self.resp_deadline = None;
+        self.resp_retries = 0;
+        self.good_ev = None;
+        self.probe_evs = [None; 2];
+        self.probe_idx = 0;
         self.reset_receive(0);
         self.rcv_init = false;
         self.ack_pending = false;
@@ -359,7 +388,18 @@ impl Conn {
         self.close_deadline = None;
         self.reopen_at = None;
         self.announce = false;
+        self.rto_rtx = false;
+        self.resp_deadline = None;
+        self.resp_retries = 0;
+        self.good_ev = None;
+        self.probe_evs = [None; 2];
         self.snd.reset(0);
+    }
+
+    /// True if an RTO PROBE is owed and may leave at `now`.
+    #[inline]
+    pub fn probe_due(&self, now: Instant) -> bool {
+        (self.probe_evs[0].is_some() || self.probe_evs[1].is_some()) && now >= self.probe_at
     }
 
     /// Peer receive window in packets.

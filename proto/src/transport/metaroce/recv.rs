@@ -92,6 +92,7 @@ pub(crate) fn on_data<M: Memory>(
     let psn = mbh.psn;
     let port = p.port;
     conn.last_activity = now;
+    super::send::on_peer_data(conn, ctx.cfg, now);
     if conn.state == ConnState::Closing {
         conn.state = ConnState::Open; // the peer is not idle after all
         conn.ctrl = super::conn::PendingCtrl::None;

@@ -55,8 +55,14 @@ fn cwnd_allows(conn: &Conn) -> bool {
     inflight == 0 || inflight < conn.cc.cwnd()
 }
 
+/// True if a PSN declared lost may be retransmitted now (MR-REL-43, MR-REL-45): the congestion window, pacing
+/// and an RNR back-off apply, except that the first retransmission after an RTO expiry is not held back by the
+/// window (see [`Conn::rto_rtx`]).
 fn can_retransmit(conn: &Conn, now: Instant) -> bool {
-    conn.snd.has_lost() && now >= conn.rnr_until && now >= conn.next_send_at && cwnd_allows(conn)
+    conn.snd.has_lost()
+        && now >= conn.rnr_until
+        && now >= conn.next_send_at
+        && (conn.rto_rtx || cwnd_allows(conn))
 }
 
 /// True if the QP has a frame to send at `now`.
@@ -75,7 +81,8 @@ pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
     if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
         return false;
     }
-    can_retransmit(conn, now)
+    conn.probe_due(now)
+        || can_retransmit(conn, now)
         || core.seg_idx < core.sq.len()
             && conn.snd.can_send_new(conn.peer_window())
             && cwnd_allows(conn)
@@ -104,8 +111,17 @@ pub(crate) fn next_deadline(
             let (c, ca) = v(conn.ack_deadline);
             let (e, ea) = v(conn.reopen_at);
             let (f, fa) = v(conn.cc.poll_timeout());
-            let mut d = a.min(b).min(c).min(e).min(f);
-            let mut any = aa | ba | ca | ea | fa;
+            let (g, ga) = v(conn.resp_deadline);
+            let mut d = a.min(b).min(c).min(e).min(f).min(g);
+            let mut any = aa | ba | ca | ea | fa | ga;
+            if core.state == QpState::Rts
+                && conn.probe_at > now
+                && (conn.probe_evs[0].is_some() || conn.probe_evs[1].is_some())
+            {
+                // The release time of the owed RTO PROBEs (once due, `wants_tx` reports them).
+                d = d.min(conn.probe_at);
+                any = true;
+            }
             let has_lost = conn.snd.has_lost();
             let has_work = has_lost || core.seg_idx < core.sq.len();
             if has_work && core.state == QpState::Rts {
@@ -376,6 +392,34 @@ pub(crate) fn poll_transmit<M: Memory>(
     if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
         return None;
     }
+    // The PROBEs owed by an RTO expiry; not counted in the congestion window (MR-PATH-14).
+    let probe = if conn.probe_due(now) {
+        conn.probe_evs.iter_mut().find_map(|p| p.take())
+    } else {
+        None
+    };
+    if let Some(ev) = probe {
+        ctx.stats.probes_sent += 1;
+        let m = MetaRoceRepr {
+            mbh: MbhRepr {
+                ptype: PacketType::Ctrl,
+                flags: MbhFlags::EMPTY,
+                payload_len: 0,
+                dcid: conn.peer_cid,
+                hlen: 0,
+                psn: conn.snd.nxt(),
+                ts: now as u32,
+            },
+            ty: TypeRepr::Ctrl(CtrlRepr {
+                scid: conn.cid,
+                code: CtrlCode::Probe,
+                echo_ts: 0,
+                aux: 0,
+            }),
+            open: None,
+        };
+        return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, ev_to_port(ev));
+    }
     // Retransmissions first (MR-REL-43).
     if can_retransmit(conn, now) {
         while let Some(psn) = conn.snd.pop_lost() {
@@ -393,6 +437,7 @@ pub(crate) fn poll_transmit<M: Memory>(
             }
             let (path, ev) = conn.paths.choose(Some(rec.path));
             let rto = conn.rtt.rto();
+            conn.rto_rtx = false;
             conn.snd.on_retransmit(now, psn, path, ev, rto);
             let plan = data_plan(
                 ctx.cfg,
@@ -481,6 +526,60 @@ pub(crate) fn poll_transmit<M: Memory>(
     plan
 }
 
+/// Duration of the READ-response timer after `resp_retries` expiries: the base RTO doubled per expiry, capped
+/// at `rto_max_ns` (the schedule of MR-REL-30 with a backoff of its own).
+fn resp_timeout(cfg: &EndpointConfig, conn: &Conn) -> u64 {
+    let b = conn.rtt.base_rto();
+    b.checked_shl(conn.resp_retries as u32)
+        .filter(|v| v >> conn.resp_retries == b)
+        .unwrap_or(u64::MAX)
+        .min(cfg.rto_max_ns.max(b))
+}
+
+/// True if a started READ has its request acknowledged and its response not yet completely received.
+fn awaiting_read_resp(core: &QpCore) -> bool {
+    core.sq
+        .iter()
+        .take_while(|m| m.started)
+        .any(|m| m.kind == MsgKind::Read && m.acked_pkts >= m.npkts && !m.read_done)
+}
+
+/// DATA arrived from the peer: its send direction is alive, so the READ-response timer starts over.
+#[inline]
+pub(crate) fn on_peer_data(conn: &mut Conn, cfg: &EndpointConfig, now: Instant) {
+    if conn.resp_deadline.is_some() {
+        conn.resp_retries = 0;
+        conn.resp_deadline = Some(now.saturating_add(resp_timeout(cfg, conn)));
+    }
+}
+
+/// Expiry of the READ-response timer (MR-REL-55, MR-SEM completion guarantee): a READ whose request the
+/// responder acknowledged must not wait forever for a response that stopped coming (the responder may have
+/// failed, or every path back may be dead). Each expiry without DATA from the peer counts like an RTO expiry;
+/// when the count exceeds `retry_limit` the QP moves to ERROR, the oldest started, unfinished WR completes with
+/// `RetryExceeded` and the others `Flushed`.
+fn on_resp_timeout<M: Memory>(
+    ctx: &mut Ctx<'_, M>,
+    core: &mut QpCore,
+    conn: &mut Conn,
+    now: Instant,
+) {
+    if !awaiting_read_resp(core) {
+        conn.resp_deadline = None;
+        conn.resp_retries = 0;
+        return;
+    }
+    conn.resp_retries = conn.resp_retries.saturating_add(1);
+    if conn.resp_retries > ctx.cfg.retry_limit {
+        ctx.stats.response_timeouts += 1;
+        conn.resp_deadline = None;
+        let msn = oldest_started_msn(core);
+        fail_qp(ctx, core, conn, msn, WcStatus::RetryExceeded);
+        return;
+    }
+    conn.resp_deadline = Some(now.saturating_add(resp_timeout(ctx.cfg, conn)));
+}
+
 fn after_data_sent<M: Memory>(ctx: &mut Ctx<'_, M>, conn: &mut Conn, len: u32, now: Instant) {
     let bytes = len as u64 + super::super::loss::PKT_OVERHEAD;
     conn.cc.on_send(now, bytes);
@@ -502,6 +601,9 @@ pub(crate) fn fail_qp<M: Memory>(
     if core.enter_error(msn, status, ctx.events) {
         let nxt = conn.snd.nxt();
         conn.snd.reset(nxt);
+        conn.rto_rtx = false;
+        conn.probe_evs = [None; 2];
+        conn.resp_deadline = None;
     }
 }
 
@@ -537,6 +639,7 @@ pub(crate) fn on_ack<M: Memory>(
     }
     let ece = a.flags.contains(crate::wire::AckFlags::ECE);
     let rto = conn.rtt.rto();
+    let mut read_req_acked = false;
     let res = conn.snd.on_ack(
         now,
         mbh.psn,
@@ -546,6 +649,7 @@ pub(crate) fn on_ack<M: Memory>(
         |pkt: &SentPkt| {
             if let Some(i) = core.msg_index(pkt.msn) {
                 core.sq[i].acked_pkts += 1;
+                read_req_acked |= core.sq[i].kind == MsgKind::Read;
             }
         },
     );
@@ -554,12 +658,23 @@ pub(crate) fn on_ack<M: Memory>(
         return;
     }
     if res.newly_acked > 0 {
+        // Progress: the window governs retransmissions again.
+        conn.rto_rtx = false;
         conn.rto_retries = 0;
         conn.reopens = 0;
         conn.last_activity = now;
     }
     if res.cack_advanced {
         conn.rnr_count = 0;
+    }
+    if res.newly_acked > 0 {
+        // This EV just completed a round trip in both directions: the next RTO probe goes on it.
+        conn.good_ev = Some(port_to_ev(a.echo_ev));
+    }
+    if read_req_acked && conn.resp_deadline.is_none() {
+        // A READ now waits for its response: bound the wait (MR-REL-55, see `on_timeout`).
+        conn.resp_retries = 0;
+        conn.resp_deadline = Some(now.saturating_add(resp_timeout(ctx.cfg, conn)));
     }
     if ece {
         ctx.stats.ece_received += 1;
@@ -801,11 +916,36 @@ pub(crate) fn on_timeout<M: Memory>(
             snd.on_rto(now, rto, |_, rec| {
                 on_lost(stats, paths, cc, rec, LossCause::Rto, now)
             });
+            // Each expiry also sends CTRL PROBEs, half an RTT after its retransmission so that they reach the
+            // receiver after it: a PROBE's ACK carries the receiver's whole CACK + SACK state, so PSNs that did
+            // arrive but whose ACKs were lost count as progress (MR-REL-31) even when the retransmission's own
+            // ACK is lost too. One goes on the EV of the latest round trip that acknowledged something (used
+            // once: a later progress ACK renews it); from the second consecutive expiry on, another goes on the
+            // EVs of the set in turn, which the losses of the expiries have recycled (MR-PATH-9, MR-PATH-11).
+            let rotating = if conn.rto_retries >= 2 {
+                let n = conn.paths.len().max(1);
+                conn.probe_idx = ((conn.probe_idx as usize + 1) % n) as u8;
+                Some(conn.paths.ev(conn.probe_idx))
+            } else {
+                None
+            };
+            conn.probe_evs = [conn.good_ev.take(), rotating];
+            conn.probe_at = now.saturating_add((conn.rtt.srtt() / 2).max(1_000));
+            // The expiry's retransmission must leave even though packets sent within the last timeout are still
+            // counted in flight against the window that `on_timeout` collapses to one MTU: otherwise an expiry
+            // can retransmit nothing and still count towards `retry_limit` (MR-REL-39, MR-REL-45).
+            conn.rto_rtx = conn.snd.has_lost();
             conn.rtt.on_timeout();
             conn.cc.on_timeout(now);
             if conn.snd.outstanding() > 0 {
                 conn.snd.rto_deadline = Some(now + conn.rtt.rto());
             }
+        }
+    }
+    if conn.resp_deadline.is_some_and(|t| t <= now) {
+        on_resp_timeout(ctx, core, conn, now);
+        if core.state == QpState::Error {
+            return;
         }
     }
     if conn.is_quiet(core.sq.is_empty())
