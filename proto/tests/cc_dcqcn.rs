@@ -100,7 +100,7 @@ impl Reference {
     /// Both timers expire every `period` after the last CNP: alpha first, then the rate timer.
     fn tick(&mut self, now: u64) {
         let Some(c) = self.last_cnp else { return };
-        if now > c && (now - c) % self.period == 0 {
+        if now > c && (now - c).is_multiple_of(self.period) {
             if !self.cnp_since_alpha {
                 self.alpha = self.alpha * 255 / 256;
             }
@@ -134,7 +134,7 @@ fn run(s: &Scenario) -> (Dcqcn, Phases) {
             r.cnp(t);
         }
         if let Some((every, bytes)) = s.sends {
-            if t % every == 0 {
+            if t.is_multiple_of(every) {
                 m.on_send(t, bytes);
                 r.send(bytes);
             }
@@ -144,7 +144,7 @@ fn run(s: &Scenario) -> (Dcqcn, Phases) {
             m.handle_timeout(t);
         }
         assert!(
-            m.poll_timeout().map_or(true, |d| d > t),
+            m.poll_timeout().is_none_or(|d| d > t),
             "timer left due at {t}"
         );
         assert_eq!(m.rate_bps(), r.rc, "Rc at {t} ns");
@@ -374,7 +374,7 @@ fn mr_cc_28_cnp_limiter_at_most_one_per_interval() {
         x ^= x >> 7;
         x ^= x << 17;
         t += x % 20_000;
-        let expect = sent.last().map_or(true, |&s| t - s >= 50_000);
+        let expect = sent.last().is_none_or(|&s| t - s >= 50_000);
         assert_eq!(l.try_send(t), expect, "CE at {t}");
         if expect {
             sent.push(t);
@@ -466,10 +466,7 @@ fn mr_cc_27_dcqcn_random_sequences_keep_bounds() {
                         d.rate_bps() >= rc0 && d.target_rate_bps() >= rt0,
                         "increase only"
                     );
-                    prop_assert!(
-                        d.poll_timeout().map_or(true, |t| t > now),
-                        "a timer left due"
-                    );
+                    prop_assert!(d.poll_timeout().is_none_or(|t| t > now), "a timer left due");
                 }
             }
             prop_assert!(d.min_rate_bps() <= d.rate_bps());

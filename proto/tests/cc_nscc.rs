@@ -318,7 +318,7 @@ impl Reference {
     }
     fn md(&mut self, now: u64, d: u64) {
         let srtt = self.srtt.unwrap_or(self.base_rtt);
-        if self.last_md.map_or(true, |t| now - t >= srtt) {
+        if self.last_md.is_none_or(|t| now - t >= srtt) {
             self.cwnd -= (self.cwnd as u128 * (d - self.target) as u128 / (2 * d as u128)) as u64;
             self.last_md = Some(now);
         }

@@ -3,14 +3,11 @@
 //! so that mutated transport fields reach the engine. Seeded: `TRANSPORT_FUZZ_SEED=<n>` replays one seed,
 //! `TRANSPORT_FUZZ_ITERS=<n>` runs longer.
 
-use core::net::{IpAddr, Ipv4Addr};
 use metaroce_proto::transport::*;
 use metaroce_proto::wire::Ipv4Packet;
 
-const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 0xA];
-const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
-const IP_A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-const IP_B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+mod transport_common;
+use transport_common::*;
 
 struct Rng(u64);
 impl Rng {
@@ -37,28 +34,7 @@ fn endpoints(mode: Mode) -> (Endpoint, Endpoint, Qpn, Qpn, u32, u32) {
             ..base
         }
     };
-    let mut a = Endpoint::new(mk(MAC_A, IP_A), SparseMemory::new());
-    let mut b = Endpoint::new(mk(MAC_B, IP_B), SparseMemory::new());
-    let qa = a.create_qp(64, 64).unwrap();
-    let qb = b.create_qp(64, 64).unwrap();
-    a.connect_qp(
-        qa,
-        RemoteQp {
-            mac: MAC_B,
-            ip: IP_B,
-            qpn: qb,
-        },
-    )
-    .unwrap();
-    b.connect_qp(
-        qb,
-        RemoteQp {
-            mac: MAC_A,
-            ip: IP_A,
-            qpn: qa,
-        },
-    )
-    .unwrap();
+    let (mut a, mut b, qa, qb) = connected(mk(MAC_A, IP_A), mk(MAC_B, IP_B));
     let ka = a.register_mr(0x1000, 1 << 20, Access::LOCAL_WRITE).unwrap();
     let kb = b
         .register_mr(
@@ -107,7 +83,7 @@ fn post_mix(a: &mut Endpoint, qa: Qpn, now: u64, lkey: u32, rkey: u32, id: u64) 
             },
             remote_addr: 0x1000,
             rkey,
-            solicited: id % 2 == 0,
+            solicited: id.is_multiple_of(2),
         },
     );
 }

@@ -4,24 +4,12 @@
 //! response stops coming (MR-REL-55, MR-SEM: every WR completes exactly once). Two endpoints over a direct
 //! link; a filter decides the fate of every frame, so every test is deterministic.
 
-use core::net::{IpAddr, Ipv4Addr};
 use metaroce_proto::transport::*;
 use metaroce_proto::wire::packet::{parse_frame, TypeRepr};
 use metaroce_proto::wire::{CtrlCode, PacketType};
 
-const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 0xA];
-const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
-const IP_A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-const IP_B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-const LINK_NS: u64 = 1_000;
-const SRC: u64 = 0x10_0000;
-const DST: u64 = 0x80_0000;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dir {
-    AtoB,
-    BtoA,
-}
+mod transport_common;
+use transport_common::*;
 
 /// What the test sees of a frame.
 #[derive(Clone, Copy, Debug)]
@@ -58,33 +46,9 @@ struct Pair {
     log: Vec<Seen>,
 }
 
-fn cfg(mac: [u8; 6], ip: IpAddr, cc: CcKind) -> EndpointConfig {
-    EndpointConfig {
-        cc,
-        ..EndpointConfig::metaroce(mac, ip)
-    }
-}
-
 impl Pair {
     fn new(cc: CcKind) -> Self {
-        let mut a = Endpoint::new(cfg(MAC_A, IP_A, cc), SparseMemory::new());
-        let mut b = Endpoint::new(cfg(MAC_B, IP_B, cc), SparseMemory::new());
-        let qa = a.create_qp(64, 64).unwrap();
-        let qb = b.create_qp(64, 64).unwrap();
-        let (ra, rb) = (
-            RemoteQp {
-                mac: MAC_B,
-                ip: IP_B,
-                qpn: qb,
-            },
-            RemoteQp {
-                mac: MAC_A,
-                ip: IP_A,
-                qpn: qa,
-            },
-        );
-        a.connect_qp(qa, ra).unwrap();
-        b.connect_qp(qb, rb).unwrap();
+        let (mut a, mut b, qa, _) = connected(cfg_cc(MAC_A, IP_A, cc), cfg_cc(MAC_B, IP_B, cc));
         let data: Vec<u8> = (0..1u32 << 16).map(|i| (i * 7 + 3) as u8).collect();
         a.memory_mut().write(SRC, &data);
         b.memory_mut().write(DST, &data);
@@ -154,41 +118,16 @@ impl Pair {
                     }
                 }
             }
-            while let Some(e) = self.a.poll_event() {
-                self.ev_a.push(e);
-            }
-            while let Some(e) = self.b.poll_event() {
-                self.ev_b.push(e);
-            }
-            let next = [
-                self.wire.iter().map(|w| w.0).min(),
-                self.a.poll_timeout(),
-                self.b.poll_timeout(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            let Some(next) = next else { return };
+            collect_events(&mut self.a, &mut self.b, &mut self.ev_a, &mut self.ev_b);
+            let Some(next) = next_deadline(&self.a, &self.b, &self.wire) else {
+                return;
+            };
             if next > until {
                 self.now = until;
                 return;
             }
             self.now = self.now.max(next);
-            let now = self.now;
-            let (due, rest): (Vec<_>, Vec<_>) = self.wire.drain(..).partition(|w| w.0 <= now);
-            self.wire = rest;
-            for (_, dir, fr) in due {
-                match dir {
-                    Dir::AtoB => self.b.handle_frame(now, &fr),
-                    Dir::BtoA => self.a.handle_frame(now, &fr),
-                }
-            }
-            if self.a.poll_timeout().is_some_and(|t| t <= now) {
-                self.a.handle_timeout(now);
-            }
-            if self.b.poll_timeout().is_some_and(|t| t <= now) {
-                self.b.handle_timeout(now);
-            }
+            deliver_due(&mut self.a, &mut self.b, &mut self.wire, self.now);
         }
         panic!("run did not converge");
     }

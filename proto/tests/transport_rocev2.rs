@@ -1,165 +1,25 @@
 //! The RoCEv2 baseline on the same Endpoint API: two endpoints handing frames to each other directly
 //! (MR-ROCE-*: go-back-N, ACK coalescing, READ, CNP/DCQCN).
 
-use core::net::{IpAddr, Ipv4Addr};
 use metaroce_proto::transport::*;
 use metaroce_proto::wire::roce::syndrome;
 use metaroce_proto::wire::roce_packet::parse_roce_frame;
 use metaroce_proto::wire::{Ipv4Packet, RoceOpcode};
 
-const MAC_A: [u8; 6] = [2, 0, 0, 0, 0, 0xA];
-const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
-const IP_A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-const IP_B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-const SRC: u64 = 0x10_0000;
-const DST: u64 = 0x80_0000;
+mod transport_common;
+use transport_common::write_wr as wr;
+use transport_common::*;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Dir {
-    AtoB,
-    BtoA,
+/// A pair of RoCEv2 endpoints with congestion control `cc`.
+fn rocev2_pair(cc: CcKind) -> Pair {
+    let mk = |mac, ip| EndpointConfig {
+        cc,
+        ..EndpointConfig::rocev2(mac, ip)
+    };
+    Pair::with(mk(MAC_A, IP_A), mk(MAC_B, IP_B))
 }
 
-enum Act {
-    Pass,
-    Drop,
-    Replace(Vec<u8>),
-}
-
-struct Pair {
-    a: Endpoint,
-    b: Endpoint,
-    qa: Qpn,
-    qb: Qpn,
-    now: u64,
-    wire: Vec<(u64, Dir, Vec<u8>)>,
-    ev_a: Vec<Event>,
-    ev_b: Vec<Event>,
-    sent: [usize; 2],
-}
-
-impl Pair {
-    fn new(cc: CcKind) -> Self {
-        let mut a = Endpoint::new(
-            EndpointConfig {
-                cc,
-                ..EndpointConfig::rocev2(MAC_A, IP_A)
-            },
-            SparseMemory::new(),
-        );
-        let mut b = Endpoint::new(
-            EndpointConfig {
-                cc,
-                ..EndpointConfig::rocev2(MAC_B, IP_B)
-            },
-            SparseMemory::new(),
-        );
-        let qa = a.create_qp(64, 64).unwrap();
-        let qb = b.create_qp(64, 64).unwrap();
-        a.connect_qp(
-            qa,
-            RemoteQp {
-                mac: MAC_B,
-                ip: IP_B,
-                qpn: qb,
-            },
-        )
-        .unwrap();
-        b.connect_qp(
-            qb,
-            RemoteQp {
-                mac: MAC_A,
-                ip: IP_A,
-                qpn: qa,
-            },
-        )
-        .unwrap();
-        Pair {
-            a,
-            b,
-            qa,
-            qb,
-            now: 1_000_000,
-            wire: Vec::new(),
-            ev_a: Vec::new(),
-            ev_b: Vec::new(),
-            sent: [0; 2],
-        }
-    }
-
-    fn run_for(&mut self, dur: u64, f: &mut dyn FnMut(Dir, usize, &[u8]) -> Act) {
-        let until = self.now + dur;
-        let mut buf = Vec::new();
-        for _ in 0..200_000 {
-            for dir in [Dir::AtoB, Dir::BtoA] {
-                loop {
-                    let ep = if dir == Dir::AtoB {
-                        &mut self.a
-                    } else {
-                        &mut self.b
-                    };
-                    if !ep.poll_transmit(self.now, &mut buf) {
-                        break;
-                    }
-                    let n = self.sent[dir as usize];
-                    self.sent[dir as usize] += 1;
-                    match f(dir, n, &buf) {
-                        Act::Pass => self.wire.push((self.now + 1_000, dir, buf.clone())),
-                        Act::Drop => {}
-                        Act::Replace(v) => self.wire.push((self.now + 1_000, dir, v)),
-                    }
-                }
-            }
-            while let Some(e) = self.a.poll_event() {
-                self.ev_a.push(e);
-            }
-            while let Some(e) = self.b.poll_event() {
-                self.ev_b.push(e);
-            }
-            let next_wire = self.wire.iter().map(|w| w.0).min();
-            let Some(next) = [next_wire, self.a.poll_timeout(), self.b.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min()
-            else {
-                return;
-            };
-            if next > until {
-                return;
-            }
-            self.now = self.now.max(next);
-            let now = self.now;
-            let (due, rest): (Vec<_>, Vec<_>) = self.wire.drain(..).partition(|w| w.0 <= now);
-            self.wire = rest;
-            for (_, dir, fr) in due {
-                match dir {
-                    Dir::AtoB => self.b.handle_frame(now, &fr),
-                    Dir::BtoA => self.a.handle_frame(now, &fr),
-                }
-            }
-            if self.a.poll_timeout().is_some_and(|t| t <= now) {
-                self.a.handle_timeout(now);
-            }
-            if self.b.poll_timeout().is_some_and(|t| t <= now) {
-                self.b.handle_timeout(now);
-            }
-        }
-        panic!("did not converge");
-    }
-}
-
-fn comps(ev: &[Event]) -> Vec<Completion> {
-    ev.iter()
-        .filter_map(|e| {
-            if let Event::Completion(c) = e {
-                Some(*c)
-            } else {
-                None
-            }
-        })
-        .collect()
-}
-
+/// This file's own fill pattern (the MetaRoCE files use another multiplier).
 fn pattern(n: usize, seed: u8) -> Vec<u8> {
     (0..n)
         .map(|i| (i as u8).wrapping_mul(13).wrapping_add(seed))
@@ -172,36 +32,12 @@ fn opcode(fr: &[u8]) -> (RoceOpcode, Option<u8>, u16) {
 }
 
 fn setup(p: &mut Pair, data: &[u8]) -> (u32, u32) {
-    p.a.memory_mut().write(SRC, data);
-    let ka = p.a.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
-    let kb =
-        p.b.register_mr(
-            DST,
-            1 << 20,
-            Access::REMOTE_WRITE | Access::REMOTE_READ | Access::LOCAL_WRITE,
-        )
-        .unwrap();
-    (ka.lkey, kb.rkey)
-}
-
-fn wr(id: u64, op: SendOp, lkey: u32, len: u32, rkey: u32) -> SendWr {
-    SendWr {
-        wr_id: id,
-        op,
-        local: Sge {
-            addr: SRC,
-            len,
-            lkey,
-        },
-        remote_addr: DST,
-        rkey,
-        solicited: false,
-    }
+    setup_write(p, data, Access::REMOTE_WRITE | Access::REMOTE_READ)
 }
 
 #[test]
 fn mr_roce_write_send_read_and_fixed_source_port() {
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let data = pattern(20_000, 1);
     let (lk, rk) = setup(&mut p, &data);
     let kb =
@@ -266,7 +102,7 @@ fn mr_roce_write_send_read_and_fixed_source_port() {
 
 #[test]
 fn mr_roce_go_back_n_under_a_dropped_packet() {
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let len = 16 * 4096;
     let data = pattern(len, 3);
     let (lk, rk) = setup(&mut p, &data);
@@ -299,7 +135,7 @@ fn mr_roce_go_back_n_under_a_dropped_packet() {
 
 #[test]
 fn mr_roce_access_error_and_flush() {
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let (lk, rk) = setup(&mut p, &[1; 100]);
     let now = p.now;
     p.a.post_send(now, p.qa, wr(1, SendOp::Write, lk, 100, rk ^ 0x300))
@@ -317,7 +153,7 @@ fn mr_roce_access_error_and_flush() {
 
 #[test]
 fn mr_cc_cnp_on_ce_at_most_once_per_interval() {
-    let mut p = Pair::new(CcKind::Dcqcn);
+    let mut p = rocev2_pair(CcKind::Dcqcn);
     let len = 32 * 4096;
     let (lk, rk) = setup(&mut p, &pattern(len, 4));
     let now = p.now;
@@ -349,7 +185,7 @@ fn mr_cc_cnp_on_ce_at_most_once_per_interval() {
 
 #[test]
 fn mr_roce_read_response_lost_is_re_requested() {
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let (lk, rk) = setup(&mut p, &[]);
     let data = pattern(5 * 4096, 7);
     p.b.memory_mut().write(DST, &data);
@@ -379,7 +215,7 @@ fn mr_roce_read_response_lost_is_re_requested() {
 
 #[test]
 fn mr_roce_rnr_then_recv_posted_and_retry_exhaustion() {
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let data = pattern(6000, 2);
     let (lk, _) = setup(&mut p, &data);
     let now = p.now;
@@ -440,7 +276,7 @@ fn mr_roce_rnr_then_recv_posted_and_retry_exhaustion() {
 
 #[test]
 fn mr_roce_26_cnp_carries_16_zero_bytes() {
-    let mut p = Pair::new(CcKind::Dcqcn);
+    let mut p = rocev2_pair(CcKind::Dcqcn);
     let len = 8 * 4096;
     let (lk, rk) = setup(&mut p, &pattern(len, 5));
     let now = p.now;
@@ -499,7 +335,7 @@ fn mr_roce_21_rnr_nak_timer_uses_the_infiniband_table() {
         assert!(c == 1 || syndrome::RNR_TIMER_US[c - 1] < us);
     }
     // On the wire: a SEND without a posted receive WQE gets RNR NAK with the code of rnr_timer_us (10 µs -> 1).
-    let mut p = Pair::new(CcKind::None);
+    let mut p = rocev2_pair(CcKind::None);
     let (lk, _) = setup(&mut p, &pattern(100, 1));
     let now = p.now;
     p.a.post_send(now, p.qa, wr(1, SendOp::Send, lk, 100, 0))

@@ -431,7 +431,7 @@ impl<M: Memory> Endpoint<M> {
         if let Some(d) = deadline {
             // A deadline that is already due is handled at the next nanosecond (never a busy loop at `now`).
             let d = d.max(now + 1);
-            if slot.core.timer.map_or(true, |t| d < t) {
+            if slot.core.timer.is_none_or(|t| d < t) {
                 slot.core.timer = Some(d);
                 timers.push(Reverse((d, idx)));
             }

@@ -212,7 +212,7 @@ impl CongestionControl for Dcqcn {
         if ece
             && self
                 .last_cnp
-                .map_or(true, |t| now.saturating_sub(t) >= self.cnp_interval_ns)
+                .is_none_or(|t| now.saturating_sub(t) >= self.cnp_interval_ns)
         {
             self.on_cnp(now);
         }
@@ -275,7 +275,7 @@ impl CongestionControl for Dcqcn {
             let alpha_due = self.next_alpha.filter(|&t| t <= now);
             let rate_due = self.next_rate.filter(|&t| t <= now);
             match (alpha_due, rate_due) {
-                (Some(a), r) if r.map_or(true, |r| a <= r) => self.alpha_tick(a),
+                (Some(a), r) if r.is_none_or(|r| a <= r) => self.alpha_tick(a),
                 (_, Some(r)) => {
                     self.next_rate = Some(r.saturating_add(self.rate_timer_ns));
                     self.t_count = self.t_count.saturating_add(1);

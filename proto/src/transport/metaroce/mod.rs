@@ -264,7 +264,7 @@ pub(crate) fn on_frame<M: Memory>(
     };
     if let Some(idx) = by_cid {
         let slot = qps.get_mut(idx as usize)?.as_mut()?;
-        if !slot.core.remote.is_some_and(|r| r.ip == src_ip(&p.l.ip)) {
+        if slot.core.remote.is_none_or(|r| r.ip != src_ip(&p.l.ip)) {
             // MR-CONN-3: a packet naming a live connection must come from that connection's peer.
             ctx.stats.drops.wrong_peer += 1;
             return None;
@@ -392,7 +392,7 @@ fn on_frame_fast<M: Memory>(
         return Some(None);
     };
     let QpSlot { core, meta, .. } = slot;
-    if !core.remote.is_some_and(|r| r.ip == IpAddr::from(f.ip_src)) {
+    if core.remote.is_none_or(|r| r.ip != IpAddr::from(f.ip_src)) {
         // MR-CONN-3: a packet naming a live connection must come from that connection's peer.
         ctx.stats.drops.wrong_peer += 1;
         return Some(None);

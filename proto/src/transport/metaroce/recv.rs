@@ -351,7 +351,7 @@ fn fail_msg<M: Memory>(
     }
     let earlier = conn
         .rx_failed
-        .map_or(true, |(f, _)| (d.msn.wrapping_sub(f) as i32) < 0);
+        .is_none_or(|(f, _)| (d.msn.wrapping_sub(f) as i32) < 0);
     if earlier {
         conn.rx_failed = Some((d.msn, code));
     }
