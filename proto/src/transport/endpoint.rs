@@ -45,6 +45,22 @@ pub(crate) struct Ctx<'a, M: Memory> {
     pub ctl: &'a mut VecDeque<TransmitPlan>,
 }
 
+/// Borrows the endpoint's shared parts as an engine context, leaving `qps` free for the engine to borrow.
+macro_rules! ctx_of {
+    ($ep:expr) => {
+        Ctx {
+            cfg: &$ep.cfg,
+            mem: &mut $ep.mem,
+            mrs: &$ep.mrs,
+            stats: &mut $ep.stats,
+            events: &mut $ep.events,
+            cids: &mut $ep.cids,
+            rng: &mut $ep.rng,
+            ctl: &mut $ep.ctl,
+        }
+    };
+}
+
 /// A transport endpoint (one NIC port): the sans-I/O state machine.
 pub struct Endpoint<M: Memory = SparseMemory> {
     cfg: EndpointConfig,
@@ -379,16 +395,7 @@ impl<M: Memory> Endpoint<M> {
         f: impl FnOnce(&mut Ctx<'_, M>, &mut QpSlot, u32) -> R,
     ) -> Option<R> {
         let slot = self.qps.get_mut(idx)?.as_mut()?;
-        let mut ctx = Ctx {
-            cfg: &self.cfg,
-            mem: &mut self.mem,
-            mrs: &self.mrs,
-            stats: &mut self.stats,
-            events: &mut self.events,
-            cids: &mut self.cids,
-            rng: &mut self.rng,
-            ctl: &mut self.ctl,
-        };
+        let mut ctx = ctx_of!(self);
         let r = f(&mut ctx, slot, idx as u32);
         Self::reschedule(
             &self.cfg,
@@ -448,29 +455,11 @@ impl<M: Memory> Endpoint<M> {
         self.stats.rx_bytes += frame.len() as u64;
         let target = match self.cfg.mode {
             Mode::MetaRoce => {
-                let mut ctx = Ctx {
-                    cfg: &self.cfg,
-                    mem: &mut self.mem,
-                    mrs: &self.mrs,
-                    stats: &mut self.stats,
-                    events: &mut self.events,
-                    cids: &mut self.cids,
-                    rng: &mut self.rng,
-                    ctl: &mut self.ctl,
-                };
+                let mut ctx = ctx_of!(self);
                 metaroce::on_frame(&mut ctx, &mut self.qps, &self.qp_gen, now, frame)
             }
             Mode::RoceV2 => {
-                let mut ctx = Ctx {
-                    cfg: &self.cfg,
-                    mem: &mut self.mem,
-                    mrs: &self.mrs,
-                    stats: &mut self.stats,
-                    events: &mut self.events,
-                    cids: &mut self.cids,
-                    rng: &mut self.rng,
-                    ctl: &mut self.ctl,
-                };
+                let mut ctx = ctx_of!(self);
                 rocev2::on_frame(&mut ctx, &mut self.qps, &self.qp_gen, now, frame)
             }
         };
@@ -520,16 +509,7 @@ impl<M: Memory> Endpoint<M> {
                 continue;
             };
             slot.core.in_ready = false;
-            let mut ctx = Ctx {
-                cfg: &self.cfg,
-                mem: &mut self.mem,
-                mrs: &self.mrs,
-                stats: &mut self.stats,
-                events: &mut self.events,
-                cids: &mut self.cids,
-                rng: &mut self.rng,
-                ctl: &mut self.ctl,
-            };
+            let mut ctx = ctx_of!(self);
             // Called directly (not through `with_qp`) so that the plan is not copied through extra layers.
             let plan = match self.cfg.mode {
                 Mode::MetaRoce => metaroce::poll_transmit(&mut ctx, slot, idx, now),
