@@ -426,7 +426,7 @@ fn mr_roce_5_6_8_tshark_decodes_canonical_exchange() {
         assert_eq!(get("udp.dstport"), "4791", "{ctx}");
         assert_eq!(get("_ws.malformed"), "", "{ctx}: malformed");
         // The only expert note allowed: Wireshark flags UDP checksum 0 over IPv6 (RFC 8200), which the
-        // contract prescribes (MR-ENC-UDP, cf. RFC 6935/6936).
+        // specification prescribes (MR-ENC-19, cf. RFC 6935/6936).
         let expert = get("_ws.expert.message");
         let allowed = matches!(p.l.ip, IpRepr::V6 { .. }) && expert == "Illegal checksum value (0)";
         assert!(

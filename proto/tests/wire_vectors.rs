@@ -1,6 +1,6 @@
 //! Golden-vector tests of the wire layer (MR-ENC-*, MR-WIRE-*, RoCEv2 baseline).
 //!
-//! The vectors in `tests/vectors/*.hex` are produced by `tests/vectors/gen_vectors.py` straight from the contract
+//! The vectors in `tests/vectors/*.hex` are produced by `tests/vectors/gen_vectors.py` straight from the specification's layout tables
 //! tables, independently of this crate. For every header: deconstruct (getters give the documented values),
 //! construct (setters on a zero buffer give the bytes), parse (the Repr matches) and emit (into poisoned buffers
 //! gives exactly the bytes and writes nothing past the header). For whole frames: parse, emit, ICV corruption and

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden byte vectors for the MetaRoCE v0.1 wire formats and the RoCEv2 baseline.
 
-Built straight from the layout tables of the design contract (sections 1 and 2) with nothing but the Python
+Built straight from the layout tables of the specification (sections 2 and 3) with nothing but the Python
 standard library (struct + zlib.crc32), independently of the Rust code. Run from anywhere:
 
     python3 tests/vectors/gen_vectors.py          # rewrites tests/vectors/*.hex
@@ -37,7 +37,7 @@ ROCE_PORT = 4791
 EV = 0x1234
 UDP_SRC = 0xC000 | (EV & 0x3FFF)  # MR-ENC-17: 0xd234
 
-# Packet types, flags, opcodes, codes (contract 2.1 .. 2.6)
+# Packet types, flags, opcodes, codes (spec 3.2 .. 3.10)
 T_DATA, T_ACK, T_NACK, T_CTRL = 1, 2, 3, 4
 F_SYN, F_AR, F_RTX = 0x80, 0x40, 0x20
 OP_WRITE, OP_WRITE_IMM, OP_SEND, OP_SEND_IMM = 0x01, 0x02, 0x03, 0x04
@@ -84,14 +84,14 @@ def udp(payload_len, sport=UDP_SRC, dport=UDP_PORT):
 
 
 def mbh(ptype, flags, payload_len, dcid, hlen, psn, ts):
-    """MetaRoCE base header, 16 bytes (contract 2.1)."""
+    """MetaRoCE base header, 16 bytes (spec 3.2)."""
     return struct.pack(">BBH", (1 << 4) | ptype, flags, payload_len) + dcid.to_bytes(3, "big") + struct.pack(
         ">BII", hlen, psn, ts
     )
 
 
 def data_hdr(opcode, dflags, msn, addr, key, msg_len, imm=None):
-    """DATA header, 24 bytes + 4-byte immediate for WRITE_IMM/SEND_IMM (contract 2.2)."""
+    """DATA header, 24 bytes + 4-byte immediate for WRITE_IMM/SEND_IMM (spec 3.3)."""
     h = struct.pack(">BBHIQII", opcode, dflags, 0, msn, addr, key, msg_len)
     if opcode in (OP_WRITE_IMM, OP_SEND_IMM):
         h += struct.pack(">I", imm)
@@ -99,12 +99,12 @@ def data_hdr(opcode, dflags, msn, addr, key, msg_len, imm=None):
 
 
 def open_ext(scid, wlog, isn, target_qpn, mtu_log):
-    """Open extension, 12 bytes (contract 2.3)."""
+    """Open extension, 12 bytes (spec 3.7)."""
     return scid.to_bytes(3, "big") + struct.pack(">BI", wlog, isn) + target_qpn.to_bytes(3, "big") + bytes([mtu_log])
 
 
 def sack_bitmap(bits):
-    """Bit i is byte i/8, mask 1 << (i % 8) (contract 2.4)."""
+    """Bit i is byte i/8, mask 1 << (i % 8) (spec 3.8)."""
     b = bytearray(32)
     for i in bits:
         b[i // 8] |= 1 << (i % 8)
@@ -112,7 +112,7 @@ def sack_bitmap(bits):
 
 
 def ack_hdr(scid, aflags, echo_ts, sack_base, echo_ev, ce_count, bits):
-    """ACK header, 48 bytes (contract 2.4)."""
+    """ACK header, 48 bytes (spec 3.8)."""
     return (
         scid.to_bytes(3, "big")
         + struct.pack(">BIIHH", aflags, echo_ts, sack_base, echo_ev, ce_count)
@@ -121,15 +121,15 @@ def ack_hdr(scid, aflags, echo_ts, sack_base, echo_ev, ce_count, bits):
 
 
 def nack_hdr(scid, code, echo_ts, aux):
-    """NACK header, 12 bytes (contract 2.5)."""
+    """NACK header, 12 bytes (spec 3.9)."""
     return scid.to_bytes(3, "big") + struct.pack(">BII", code, echo_ts, aux)
 
 
-ctrl_hdr = nack_hdr  # same layout (contract 2.6)
+ctrl_hdr = nack_hdr  # same layout (spec 3.10)
 
 
 def bth(opcode, se, mig, pad, tver, pkey, fecn, becn, dest_qp, ack_req, psn):
-    """RoCEv2 base transport header, 12 bytes (contract 2.8)."""
+    """RoCEv2 base transport header, 12 bytes (spec 9)."""
     b1 = (se << 7) | (mig << 6) | (pad << 4) | tver
     b4 = (fecn << 7) | (becn << 6)
     return (

@@ -55,9 +55,9 @@ pub struct LinkEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrimConfig {
     /// UDP payload bytes kept by a trim (clamped to at least the 16-byte MetaRoCE base header). The default
-    /// 22 makes a trimmed untagged IPv4 frame 64 bytes long, the contract's trim size (MR-ENC trimming).
+    /// 22 makes a trimmed untagged IPv4 frame 64 bytes long, the specification's trim size (MR-ENC trimming).
     pub keep_udp_payload: usize,
-    /// DSCP of trimmed packets (the contract's `dscp_trim`, default 10).
+    /// DSCP of trimmed packets (the specification's `dscp_trim`, default 10).
     pub dscp_trim: u8,
     /// Only frames with this UDP destination port are trim-eligible (MetaRoCE's port, default 4792).
     pub udp_port: u16,

@@ -2,7 +2,7 @@
 //!
 //! * [`RecvWindow`]: the receiver's ring of W bits; bit `psn mod W` says whether `psn` in
 //!   `[expected, expected + W)` has arrived. Sliding clears the bits it passes so they are clean for `psn + W`.
-//! * [`sack_base`]: the contract's rule for the base of the 256-bit SACK block.
+//! * [`sack_base`]: the specification's rule for the base of the 256-bit SACK block.
 //! * [`AckedBits`]: the sender's ring of W bits marking PSNs acknowledged (cumulatively or selectively).
 
 use super::seq::diff32;
@@ -201,7 +201,7 @@ impl RecvWindow {
     }
 }
 
-/// The contract's SACK base rule (MR-WIRE-33): `cack` if `psn - cack < 256`, else
+/// The specification's SACK base rule (MR-WIRE-33): `cack` if `psn - cack < 256`, else
 /// `cack + 32*((psn - cack)/32) - 224`.
 #[inline]
 pub fn sack_base(cack: u32, psn: u32) -> u32 {

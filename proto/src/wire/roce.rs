@@ -1,4 +1,4 @@
-//! RoCEv2 (InfiniBand transport over UDP) headers for the baseline: BTH, RETH, AETH and ImmDt (contract 2.8;
+//! RoCEv2 (InfiniBand transport over UDP) headers for the baseline: BTH, RETH, AETH and ImmDt (spec 9;
 //! spec 9.2, MR-ROCE-5..-8).
 
 use super::{bytes, u8_enum, view, Result};

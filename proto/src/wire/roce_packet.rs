@@ -1,5 +1,5 @@
 //! Whole RoCEv2 frames for the baseline: Ethernet / IPv4 or IPv6 / UDP (port 4791) / BTH / optional RETH /
-//! optional AETH / optional ImmDt / payload / pad / ICRC (contract 2.8; spec 9, MR-ROCE-1, -6, -10, -11).
+//! optional AETH / optional ImmDt / payload / pad / ICRC (spec 9; spec 9, MR-ROCE-1, -6, -10, -11).
 //!
 //! ICRC byte order: the value is the CRC-32 of [`crc::roce_icrc`] and goes on the wire least-significant byte
 //! first, as the Linux soft-RoCE driver stores it (a native little-endian `u32`).

@@ -94,7 +94,7 @@ pub trait CongestionControl {
     }
 }
 
-/// Parameters of all algorithms, with documented units. `CcParams::default()` gives the contract's defaults
+/// Parameters of all algorithms, with documented units. `CcParams::default()` gives the specification's defaults
 /// (anchors for DCQCN) for a 100 Gb/s link with a 10 µs base RTT and 4096-byte packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcParams {

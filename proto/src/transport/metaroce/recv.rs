@@ -1,7 +1,7 @@
 //! MetaRoCE responder / receiver side (MR-REL-9..18, MR-SEM-*): window check and bitmap, exactly-once placement
 //! after the memory-region check (before memory is touched), SEND placement into the SSN-th receive WQE, RNR
 //! when it is missing, per-message byte counting, completions strictly in message order, READ execution,
-//! ACK generation (with the contract's SACK-base rule, ECE and CE count), NACKs for trimmed packets and the
+//! ACK generation (with the specification's SACK-base rule, ECE and CE count), NACKs for trimmed packets and the
 //! error NACKs (ACCESS / INVALID / UNSUPPORTED) that are repeated for every retransmission of a failed message.
 
 use super::super::bitmap::{sack_base, Accept};
@@ -481,7 +481,7 @@ pub(crate) fn deliver_in_order<M: Memory>(ctx: &mut Ctx<'_, M>, slot: &mut QpSlo
     }
 }
 
-/// Builds the owed ACK (MR-WIRE-32..35, MR-REL-18, MR-REL-57): CACK, SACK block at the contract's base, ECE/DUP, echoed TS and EV, CE
+/// Builds the owed ACK (MR-WIRE-32..35, MR-REL-18, MR-REL-57): CACK, SACK block at the specification's base, ECE/DUP, echoed TS and EV, CE
 /// count. Clears the ACK state.
 #[inline]
 pub(crate) fn build_ack<M: Memory>(
