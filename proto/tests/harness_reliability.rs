@@ -23,7 +23,7 @@ fn meta(seed: u64) -> ScenarioConfig {
     ScenarioConfig::new(Mode::MetaRoce, seed, PATHS)
 }
 
-/// MR-REL-1, MR-PATH-1: no loss, but 8 paths with different delays spray and reorder.
+/// MR-REL-9, MR-PATH-3: no loss, but 8 paths with different delays spray and reorder.
 #[test]
 fn mr_rel_lossless_multipath_reordering() {
     run_seeds("lossless_multipath", 12, |seed| {
@@ -37,7 +37,7 @@ fn mr_rel_lossless_multipath_reordering() {
     });
 }
 
-/// MR-REL-4: 1% random loss plus jitter.
+/// MR-REL-36..39: 1% random loss plus jitter.
 #[test]
 fn mr_rel_loss_1_percent() {
     run_seeds("loss_1pct", 15, |seed| {
@@ -48,7 +48,7 @@ fn mr_rel_loss_1_percent() {
     });
 }
 
-/// MR-REL-4, MR-WIRE-ICV: 5% loss, duplication and corruption (the ICV must reject every corrupted frame).
+/// MR-REL-36..39, MR-WIRE-ICV: 5% loss, duplication and corruption (the ICV must reject every corrupted frame).
 #[test]
 fn mr_rel_loss_5_percent_dup_corrupt() {
     run_seeds("loss_5pct_dup_corrupt", 15, |seed| {
@@ -80,18 +80,30 @@ fn mr_rel_loss_5_percent_dup_corrupt() {
     });
 }
 
-/// MR-REL-3, MR-REL-4: 20% loss in both directions (data and acknowledgements).
+/// MR-REL-36..39, MR-REL-55, MR-REL-58: 20% loss in both directions (data and acknowledgements).
 #[test]
 fn mr_rel_loss_20_percent() {
-    run_seeds("loss_20pct", 12, |seed| {
-        let mut cfg = meta(seed).links(|l| l.loss_ppm = 200_000);
-        cfg.workload.messages = 150;
-        cfg.time_limit_ns = 500_000_000;
-        run(&cfg)
-    });
+    run_seeds("loss_20pct", 12, |seed| run(&loss_20_percent(seed)));
 }
 
-/// MR-ENC trimming, MR-REL-4(a), MR-CC: trimming switch (random trims and trims on queue overflow) with
+fn loss_20_percent(seed: u64) -> ScenarioConfig {
+    let mut cfg = meta(seed).links(|l| l.loss_ppm = 200_000);
+    cfg.workload.messages = 150;
+    cfg.time_limit_ns = 500_000_000;
+    cfg
+}
+
+/// MR-REL-45, MR-REL-58: a seed of the long tier on which the responder's QP once gave up (an RTO expiry
+/// retransmitted nothing behind a full window, and lost ACKs hid the progress) and left the requester's READ
+/// waiting forever.
+#[test]
+fn mr_rel_loss_20_percent_seed_20079738619157() {
+    let seed = 20079738619157;
+    println!("seed {seed}");
+    run(&loss_20_percent(seed)).assert_ok("loss_20pct");
+}
+
+/// MR-ENC-33, MR-REL-34, MR-PATH-8, MR-CC: trimming switch (random trims and trims on queue overflow) with
 /// slower paths so queues build and ECN marks appear.
 #[test]
 fn mr_enc_trimming_and_ecn() {
@@ -144,47 +156,61 @@ fn mr_cc_oversubscribed_fabric_ecn_and_tail_drop() {
     });
 }
 
-/// MR-PATH-2: one path black-holes everything from the start; another fails mid-run and comes back; the
+/// MR-PATH-9, MR-PATH-10, MR-PATH-17: one path black-holes everything from the start; another fails mid-run and comes back; the
 /// whole link goes down for 100 µs and comes back.
 #[test]
 fn mr_path_link_down_and_up() {
     run_seeds("link_down_up", 12, |seed| {
-        let cfg = meta(seed).links(|l| {
-            l.events = vec![
-                LinkEvent {
-                    at: 0,
-                    path: Some(0),
-                    up: false,
-                },
-                LinkEvent {
-                    at: 20_000,
-                    path: Some(3),
-                    up: false,
-                },
-                LinkEvent {
-                    at: 60_000,
-                    path: None,
-                    up: false,
-                },
-                LinkEvent {
-                    at: 160_000,
-                    path: None,
-                    up: true,
-                },
-                LinkEvent {
-                    at: 161_000,
-                    path: Some(0),
-                    up: false,
-                },
-            ];
-        });
+        let cfg = link_down_up(seed);
         let out = run(&cfg);
         assert!(out.links.0.dropped_down > 0, "no frame hit a down path");
         out
     });
 }
 
-/// MR-PATH-2 (aim: re-path around a failed link within 2 RTTs): path 2 of 8 fails 20 µs into a long
+/// One path black-holed from the start, another failing mid-run, the whole link down for 100 µs.
+fn link_down_up(seed: u64) -> ScenarioConfig {
+    meta(seed).links(|l| {
+        l.events = vec![
+            LinkEvent {
+                at: 0,
+                path: Some(0),
+                up: false,
+            },
+            LinkEvent {
+                at: 20_000,
+                path: Some(3),
+                up: false,
+            },
+            LinkEvent {
+                at: 60_000,
+                path: None,
+                up: false,
+            },
+            LinkEvent {
+                at: 160_000,
+                path: None,
+                up: true,
+            },
+            LinkEvent {
+                at: 161_000,
+                path: Some(0),
+                up: false,
+            },
+        ];
+    })
+}
+
+/// MR-PATH-10, MR-PATH-17: a seed of the long tier on which the QP once gave up with seven of eight paths up
+/// (RTO-only recovery retransmitted one packet per expiry and ACKs came back over the dead path).
+#[test]
+fn mr_path_link_down_up_seed_185046169265806() {
+    let seed = 185046169265806;
+    println!("seed {seed}");
+    run(&link_down_up(seed)).assert_ok("link_down_up");
+}
+
+/// MR-PATH-16 (aim: re-path around a failed link within 2 RTTs): path 2 of 8 fails 20 µs into a long
 /// transfer and stays down. Measures how long after the failure the sender still puts frames on the dead path
 /// (each such frame is lost; a recycled entropy value can land on the dead path again by chance, 1 in 8).
 /// Over 1000 seeds the last frame on the dead path came at p50 1.1, p99 3.7 and max 6.1 base RTTs after the
@@ -228,7 +254,7 @@ fn mr_path_repath_after_failure() {
     }
 }
 
-/// MR-PATH-2: one path loses 50% and another 100%: spraying must recycle away from them.
+/// MR-PATH-9, MR-PATH-10: one path loses 50% and another 100%: spraying must recycle away from them.
 #[test]
 fn mr_path_bad_paths_recycled() {
     run_seeds("bad_paths", 9, |seed| {
@@ -240,7 +266,7 @@ fn mr_path_bad_paths_recycled() {
     });
 }
 
-/// MR-SEM-1..3: traffic in both directions at once, 2% loss, reordering.
+/// MR-SEM-2, MR-SEM-18: traffic in both directions at once, 2% loss, reordering.
 #[test]
 fn mr_sem_bidirectional_lossy() {
     run_seeds("bidirectional", 9, |seed| {
@@ -254,7 +280,7 @@ fn mr_sem_bidirectional_lossy() {
     });
 }
 
-/// MR-CONN-1, MR-SEM-3: eight QP pairs at once (one connection each), both directions, 2% loss: each QP
+/// MR-CONN-1, MR-SEM-2: eight QP pairs at once (one connection each), both directions, 2% loss: each QP
 /// completes in its own order while the QPs interleave on the wire.
 #[test]
 fn mr_conn_many_qps_interleaved() {
@@ -271,7 +297,7 @@ fn mr_conn_many_qps_interleaved() {
     });
 }
 
-/// MR-REL-2: big messages (up to 256 KiB) with 1% loss: many packets per message in flight.
+/// MR-SEM-10, MR-REL-36..39: big messages (up to 256 KiB) with 1% loss: many packets per message in flight.
 #[test]
 fn mr_rel_big_messages_lossy() {
     run_seeds("big_messages", 9, |seed| {
@@ -282,7 +308,7 @@ fn mr_rel_big_messages_lossy() {
     });
 }
 
-/// MR-ENC-1, MR-ENC-IPV6: the same over IPv6 with an 802.1Q tag, 2% loss and trimming.
+/// MR-ENC-3, MR-ENC-11: the same over IPv6 with an 802.1Q tag, 2% loss and trimming.
 #[test]
 fn mr_enc_ipv6_vlan_lossy() {
     run_seeds("ipv6_vlan", 9, |seed| {

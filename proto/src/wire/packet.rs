@@ -417,7 +417,7 @@ pub fn emit_headers(
 
 /// Offset of the IP header in an Ethernet frame (14, or 18 when tagged).
 #[inline]
-fn ip_offset(frame: &[u8]) -> usize {
+pub(crate) fn ip_offset(frame: &[u8]) -> usize {
     EthernetFrame::new_unchecked(frame).header_len()
 }
 
@@ -436,27 +436,45 @@ pub fn finish_icv(frame: &mut [u8], hdr_len: usize, payload_len: usize) -> Resul
     Ok(total)
 }
 
-/// Writes a whole frame into `out` (cleared first): headers, `payload`, ICV.
+/// Writes a whole frame into `out` (cleared first): headers, `payload`, ICV. Leaves `out` empty on error.
 pub fn emit_frame(
     l: &L2L3,
     m: &MetaRoceRepr,
     payload: &[u8],
     out: &mut alloc::vec::Vec<u8>,
 ) -> Result<()> {
+    emit_whole(
+        out,
+        payload,
+        |n| frame_len(l, m, n),
+        |buf, n| emit_headers(l, m, n, buf),
+        finish_icv,
+    )
+}
+
+/// The body of [`emit_frame`] and [`super::roce_packet::emit_roce_frame`]: sizes `out` with `len`, writes the
+/// headers with `headers`, then the payload, then the trailer (ICV or ICRC) with `trailer`; leaves `out` empty on
+/// error.
+pub(crate) fn emit_whole(
+    out: &mut alloc::vec::Vec<u8>,
+    payload: &[u8],
+    len: impl FnOnce(usize) -> usize,
+    headers: impl FnOnce(&mut [u8], usize) -> Result<usize>,
+    trailer: impl FnOnce(&mut [u8], usize, usize) -> Result<usize>,
+) -> Result<()> {
     out.clear();
     if payload.len() > u16::MAX as usize {
         return Err(Error::BadLength);
     }
-    out.resize(frame_len(l, m, payload.len()), 0);
-    let hdr_len = match emit_headers(l, m, payload.len(), out) {
-        Ok(n) => n,
-        Err(e) => {
-            out.clear();
-            return Err(e);
-        }
-    };
-    bytes::slice_mut(out, hdr_len, hdr_len + payload.len()).copy_from_slice(payload);
-    finish_icv(out, hdr_len, payload.len())?;
+    out.resize(len(payload.len()), 0);
+    let written = headers(out, payload.len()).and_then(|hdr_len| {
+        bytes::slice_mut(out, hdr_len, hdr_len + payload.len()).copy_from_slice(payload);
+        trailer(out, hdr_len, payload.len())
+    });
+    if let Err(e) = written {
+        out.clear();
+        return Err(e);
+    }
     Ok(())
 }
 

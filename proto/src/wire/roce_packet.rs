@@ -148,35 +148,27 @@ pub fn finish_icrc(frame: &mut [u8], hdr_len: usize, payload_len: usize) -> Resu
         return Err(Error::Truncated);
     }
     bytes::slice_mut(frame, end, padded).fill(0);
-    let ip_off = super::ethernet::EthernetFrame::new_unchecked(&*frame).header_len();
+    let ip_off = super::packet::ip_offset(frame);
     let ip = frame.get(ip_off..).ok_or(Error::Truncated)?;
     let icrc = crc::roce_icrc(ip, padded.checked_sub(ip_off).ok_or(Error::BadLength)?)?;
     bytes::put(frame, padded, icrc.to_le_bytes());
     Ok(total)
 }
 
-/// Writes a whole RoCEv2 frame into `out` (cleared first).
+/// Writes a whole RoCEv2 frame into `out` (cleared first). Leaves `out` empty on error.
 pub fn emit_roce_frame(
     l: &L2L3,
     r: &RoceRepr,
     payload: &[u8],
     out: &mut alloc::vec::Vec<u8>,
 ) -> Result<()> {
-    out.clear();
-    if payload.len() > u16::MAX as usize {
-        return Err(Error::BadLength);
-    }
-    out.resize(roce_frame_len(l, r, payload.len()), 0);
-    let hdr_len = match emit_roce_headers(l, r, payload.len(), out) {
-        Ok(n) => n,
-        Err(e) => {
-            out.clear();
-            return Err(e);
-        }
-    };
-    bytes::slice_mut(out, hdr_len, hdr_len + payload.len()).copy_from_slice(payload);
-    finish_icrc(out, hdr_len, payload.len())?;
-    Ok(())
+    super::packet::emit_whole(
+        out,
+        payload,
+        |n| roce_frame_len(l, r, n),
+        |buf, n| emit_roce_headers(l, r, n, buf),
+        finish_icrc,
+    )
 }
 
 /// A parsed RoCEv2 frame.

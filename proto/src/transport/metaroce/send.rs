@@ -269,6 +269,39 @@ pub(crate) fn mtu_eff(cfg: &EndpointConfig, conn: &Conn) -> u32 {
     }
 }
 
+/// A CTRL packet of `conn` to its peer (MR-WIRE-38); an Open extension sets SYN (MR-WIRE-14).
+fn ctrl_repr(
+    conn: &Conn,
+    now: Instant,
+    code: CtrlCode,
+    echo_ts: u32,
+    aux: u32,
+    open: Option<OpenRepr>,
+) -> MetaRoceRepr {
+    MetaRoceRepr {
+        mbh: MbhRepr {
+            ptype: PacketType::Ctrl,
+            flags: if open.is_some() {
+                MbhFlags::SYN
+            } else {
+                MbhFlags::EMPTY
+            },
+            payload_len: 0,
+            dcid: conn.peer_cid,
+            hlen: 0,
+            psn: conn.snd.nxt(),
+            ts: now as u32,
+        },
+        ty: TypeRepr::Ctrl(CtrlRepr {
+            scid: conn.cid,
+            code,
+            echo_ts,
+            aux,
+        }),
+        open,
+    }
+}
+
 fn ctrl_plan(
     cfg: &EndpointConfig,
     stats: &mut Stats,
@@ -315,30 +348,14 @@ pub(crate) fn poll_transmit<M: Memory>(
         // CTRL OPEN: tells the opener this side's window (ACKs do not carry it), CID and ISN.
         conn.announce = false;
         let remote = core.remote?;
-        let m = MetaRoceRepr {
-            mbh: MbhRepr {
-                ptype: PacketType::Ctrl,
-                flags: MbhFlags::SYN,
-                payload_len: 0,
-                dcid: conn.peer_cid,
-                hlen: 0,
-                psn: conn.snd.nxt(),
-                ts: now as u32,
-            },
-            ty: TypeRepr::Ctrl(CtrlRepr {
-                scid: conn.cid,
-                code: CtrlCode::Open,
-                echo_ts: conn.ack_ts,
-                aux: 0,
-            }),
-            open: Some(OpenRepr {
-                scid: conn.cid,
-                wlog: ctx.cfg.window_log2,
-                isn: conn.snd_isn,
-                target_qpn: remote.qpn,
-                mtu_log: ctx.cfg.mtu_log2(),
-            }),
+        let open = OpenRepr {
+            scid: conn.cid,
+            wlog: ctx.cfg.window_log2,
+            isn: conn.snd_isn,
+            target_qpn: remote.qpn,
+            mtu_log: ctx.cfg.mtu_log2(),
         };
+        let m = ctrl_repr(conn, now, CtrlCode::Open, conn.ack_ts, 0, Some(open));
         let sport = ev_to_port(conn.paths.ev(0));
         ctx.stats.tx_bytes += 12; // the Open extension
         return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, sport);
@@ -368,24 +385,7 @@ pub(crate) fn poll_transmit<M: Memory>(
     if conn.ctrl == PendingCtrl::Close && conn.close_deadline.is_none() {
         conn.close_deadline = Some(now + ctx.cfg.close_rto_ns);
         conn.close_tries = conn.close_tries.saturating_add(1);
-        let m = MetaRoceRepr {
-            mbh: MbhRepr {
-                ptype: PacketType::Ctrl,
-                flags: MbhFlags::EMPTY,
-                payload_len: 0,
-                dcid: conn.peer_cid,
-                hlen: 0,
-                psn: conn.snd.nxt(),
-                ts: now as u32,
-            },
-            ty: TypeRepr::Ctrl(CtrlRepr {
-                scid: conn.cid,
-                code: CtrlCode::Close,
-                echo_ts: 0,
-                aux: conn.snd.nxt(),
-            }),
-            open: None,
-        };
+        let m = ctrl_repr(conn, now, CtrlCode::Close, 0, conn.snd.nxt(), None);
         let sport = ev_to_port(conn.paths.ev(0));
         return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, sport);
     }
@@ -400,24 +400,7 @@ pub(crate) fn poll_transmit<M: Memory>(
     };
     if let Some(ev) = probe {
         ctx.stats.probes_sent += 1;
-        let m = MetaRoceRepr {
-            mbh: MbhRepr {
-                ptype: PacketType::Ctrl,
-                flags: MbhFlags::EMPTY,
-                payload_len: 0,
-                dcid: conn.peer_cid,
-                hlen: 0,
-                psn: conn.snd.nxt(),
-                ts: now as u32,
-            },
-            ty: TypeRepr::Ctrl(CtrlRepr {
-                scid: conn.cid,
-                code: CtrlCode::Probe,
-                echo_ts: 0,
-                aux: 0,
-            }),
-            open: None,
-        };
+        let m = ctrl_repr(conn, now, CtrlCode::Probe, 0, 0, None);
         return ctrl_plan(ctx.cfg, ctx.stats, core, conn, m, ev_to_port(ev));
     }
     // Retransmissions first (MR-REL-43).
