@@ -59,6 +59,15 @@ impl<W: Write> PcapWriter<W> {
     /// snapshot length are truncated (the record keeps the original length). Fails with `InvalidInput` if the
     /// frame is longer than 4 GiB or the time does not fit pcap's 32-bit seconds.
     pub fn write_packet(&mut self, ts_ns: u64, frame: &[u8]) -> io::Result<()> {
+        let orig = u32::try_from(frame.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame longer than 4 GiB"))?;
+        self.write_record(ts_ns, frame, orig)
+    }
+
+    /// Appends a record of a frame of `orig_len` bytes on the wire of which only `data` was captured (a
+    /// headers-only capture: the record's captured length is `data.len()`, at most the snapshot length).
+    /// Fails with `InvalidInput` if `data` is longer than `orig_len` or the time does not fit pcap's seconds.
+    pub fn write_record(&mut self, ts_ns: u64, data: &[u8], orig_len: u32) -> io::Result<()> {
         let sec = u32::try_from(ts_ns / NS_PER_SEC).map_err(|_| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -67,9 +76,16 @@ impl<W: Write> PcapWriter<W> {
         })?;
         // < 1e9, always fits.
         let nsec = (ts_ns % NS_PER_SEC) as u32;
-        let orig = u32::try_from(frame.len())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame longer than 4 GiB"))?;
-        let incl = orig.min(self.snaplen);
+        let orig = orig_len;
+        let frame = data;
+        let have = u32::try_from(frame.len()).unwrap_or(u32::MAX);
+        if have > orig {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "captured bytes longer than the frame",
+            ));
+        }
+        let incl = have.min(self.snaplen);
         let mut h = [0u8; RECORD_HEADER_LEN];
         h[0..4].copy_from_slice(&sec.to_le_bytes());
         h[4..8].copy_from_slice(&nsec.to_le_bytes());
@@ -282,6 +298,19 @@ mod tests {
         let mut huge = bytes;
         huge[24 + 8..24 + 16].copy_from_slice(&[0xff; 8]);
         assert_eq!(read_pcap(&huge), Err(PcapError::BadRecord));
+    }
+
+    #[test]
+    fn headers_only_records_keep_the_wire_length() {
+        let mut w = PcapWriter::new(Vec::new()).unwrap();
+        w.write_record(5, &[1, 2, 3, 4], 4200).unwrap();
+        assert!(w.write_record(5, &[1, 2, 3], 2).is_err());
+        let (_, p) = read_pcap(&w.into_inner().unwrap()).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            (p[0].orig_len, p[0].data.as_slice()),
+            (4200, &[1u8, 2, 3, 4][..])
+        );
     }
 
     #[test]

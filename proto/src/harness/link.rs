@@ -14,6 +14,9 @@
 //!   the IPv4 header checksum must catch it), jitter, and trimming (MR-ENC trimming: payload cut, DSCP re-marked
 //!   to the trim code point, IP/UDP lengths and the IPv4 checksum fixed, exactly as a trimming switch does).
 //!
+//! The frame operations (ECMP hash, CE marking, trimming) are the shared switch operations of
+//! [`wire::fabric`](crate::wire::fabric), which the fabric simulator uses too.
+//!
 //! Probabilities are integer parts per million ([`PPM`](super::rng::PPM)); times are `u64` nanoseconds.
 
 use alloc::collections::BinaryHeap;
@@ -21,11 +24,14 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::rng::Rng;
+use crate::wire::fabric::{ecmp_hash, mark_ce, parse_info, trim_frame, FrameInfo};
 
 /// Ethernet header length without a VLAN tag.
+#[cfg(test)]
 const ETH_LEN: usize = 14;
 /// UDP header length.
-const UDP_LEN: usize = 8;
+#[cfg(test)]
+const UDP_LEN: usize = crate::wire::fabric::UDP_LEN;
 /// Bytes of Ethernet preamble, SFD, FCS and minimum inter-frame gap counted on the wire for each frame.
 pub const WIRE_OVERHEAD_BYTES: u64 = 24;
 
@@ -211,161 +217,16 @@ struct PathState {
     sent: u64,
 }
 
-/// Offsets of a parsed IP/UDP frame, found with checked reads only.
-#[derive(Clone, Copy, Debug)]
-struct FrameInfo {
-    ip_off: usize,
-    v6: bool,
-    ip_hdr_len: usize,
-    udp_off: usize,
-    hash: u64,
-    dscp: u8,
-    ecn: u8,
-    udp_dst: u16,
-}
-
-fn be16(b: &[u8], off: usize) -> Option<u16> {
-    let s = b.get(off..off + 2)?;
-    Some(u16::from_be_bytes([s[0], s[1]]))
-}
-
-fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    h
-}
-
-/// RFC 1071 checksum of an IPv4 header (the checksum field included as it is).
-pub fn ipv4_header_checksum(hdr: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    let mut chunks = hdr.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u32::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        sum += u32::from(*last) << 8;
-    }
-    while sum > 0xFFFF {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
-fn parse_info(frame: &[u8], salt: u64) -> Option<FrameInfo> {
-    let mut ethertype = be16(frame, 12)?;
-    let mut ip_off = ETH_LEN;
-    if ethertype == 0x8100 {
-        ethertype = be16(frame, 16)?;
-        ip_off = ETH_LEN + 4;
-    }
-    let (v6, ip_hdr_len, proto, dscp, ecn, addrs) = match ethertype {
-        0x0800 => {
-            let vihl = *frame.get(ip_off)?;
-            let ihl = usize::from(vihl & 0x0F) * 4;
-            if vihl >> 4 != 4 || ihl < 20 {
-                return None;
-            }
-            let tos = *frame.get(ip_off + 1)?;
-            let proto = *frame.get(ip_off + 9)?;
-            (
-                false,
-                ihl,
-                proto,
-                tos >> 2,
-                tos & 3,
-                frame.get(ip_off + 12..ip_off + 20)?,
-            )
+/// Trims a whole frame held in a `Vec` (MR-ENC trimming); false (untouched) if it is too short.
+fn trim_vec(frame: &mut Vec<u8>, info: &mut FrameInfo, keep: usize, dscp_trim: u8) -> bool {
+    let len = frame.len();
+    match trim_frame(frame, len, info, keep, dscp_trim) {
+        Some(n) => {
+            frame.truncate(n);
+            true
         }
-        0x86DD => {
-            let b0 = *frame.get(ip_off)?;
-            let b1 = *frame.get(ip_off + 1)?;
-            let tc = (b0 << 4) | (b1 >> 4);
-            let next = *frame.get(ip_off + 6)?;
-            (
-                true,
-                40,
-                next,
-                tc >> 2,
-                tc & 3,
-                frame.get(ip_off + 8..ip_off + 40)?,
-            )
-        }
-        _ => return None,
-    };
-    let udp_off = ip_off + ip_hdr_len;
-    let mut h = fnv1a(0xCBF2_9CE4_8422_2325 ^ salt, addrs);
-    h = fnv1a(h, &[proto]);
-    let (udp_src, udp_dst) = if proto == 17 {
-        (be16(frame, udp_off)?, be16(frame, udp_off + 2)?)
-    } else {
-        (0, 0)
-    };
-    h = fnv1a(h, &udp_src.to_be_bytes());
-    h = fnv1a(h, &udp_dst.to_be_bytes());
-    // Final avalanche so that neighbouring source ports spread over the paths.
-    let mut s = h;
-    let hash = super::rng::splitmix64(&mut s);
-    if proto != 17 {
-        return None;
+        None => false,
     }
-    Some(FrameInfo {
-        ip_off,
-        v6,
-        ip_hdr_len,
-        udp_off,
-        hash,
-        dscp,
-        ecn,
-        udp_dst,
-    })
-}
-
-/// Writes DSCP and ECN into the IP header (and fixes the IPv4 checksum).
-fn set_tos(frame: &mut [u8], info: &FrameInfo, dscp: u8, ecn: u8) {
-    let tc = (dscp << 2) | (ecn & 3);
-    if info.v6 {
-        if let (Some(&b0), Some(&b1)) = (frame.get(info.ip_off), frame.get(info.ip_off + 1)) {
-            frame[info.ip_off] = (b0 & 0xF0) | (tc >> 4);
-            frame[info.ip_off + 1] = (b1 & 0x0F) | (tc << 4);
-        }
-    } else if frame.len() >= info.ip_off + info.ip_hdr_len {
-        frame[info.ip_off + 1] = tc;
-        fix_ipv4_checksum(frame, info);
-    }
-}
-
-fn fix_ipv4_checksum(frame: &mut [u8], info: &FrameInfo) {
-    let end = info.ip_off + info.ip_hdr_len;
-    if info.v6 || frame.len() < end {
-        return;
-    }
-    frame[info.ip_off + 10] = 0;
-    frame[info.ip_off + 11] = 0;
-    let c = ipv4_header_checksum(&frame[info.ip_off..end]);
-    frame[info.ip_off + 10..info.ip_off + 12].copy_from_slice(&c.to_be_bytes());
-}
-
-/// Cuts the UDP payload to `keep` bytes and fixes IP/UDP lengths, DSCP and the IPv4 checksum (MR-ENC trimming).
-/// Returns false (frame untouched) when the frame is too short to trim.
-fn trim_frame(frame: &mut Vec<u8>, info: &FrameInfo, keep: usize, dscp_trim: u8) -> bool {
-    let keep = keep.max(16);
-    let new_len = info.udp_off + UDP_LEN + keep;
-    if frame.len() <= new_len {
-        return false;
-    }
-    frame.truncate(new_len);
-    let udp_len = (UDP_LEN + keep) as u16;
-    frame[info.udp_off + 4..info.udp_off + 6].copy_from_slice(&udp_len.to_be_bytes());
-    if info.v6 {
-        frame[info.ip_off + 4..info.ip_off + 6].copy_from_slice(&udp_len.to_be_bytes());
-    } else {
-        let total = (info.ip_hdr_len + UDP_LEN + keep) as u16;
-        frame[info.ip_off + 2..info.ip_off + 4].copy_from_slice(&total.to_be_bytes());
-    }
-    set_tos(frame, info, dscp_trim, info.ecn);
-    true
 }
 
 /// One direction of a link. Feed frames with [`Link::send`] when [`Link::ready_at`] has passed; take them out
@@ -437,8 +298,10 @@ impl Link {
 
     /// The path the ECMP hash picks for `frame` (0 for frames that are not IP/UDP).
     pub fn path_of(&self, frame: &[u8]) -> usize {
-        match parse_info(frame, self.cfg.ecmp_salt) {
-            Some(info) => (info.hash % self.paths.len() as u64) as usize,
+        match parse_info(frame) {
+            Some(info) => {
+                (ecmp_hash(frame, &info, self.cfg.ecmp_salt) % self.paths.len() as u64) as usize
+            }
             None => 0,
         }
     }
@@ -512,9 +375,11 @@ impl Link {
         self.tx_busy_until = start + ser;
         let arrive_fabric = start + ser;
 
-        let info = parse_info(&frame, self.cfg.ecmp_salt);
+        let mut info = parse_info(&frame);
         let npaths = self.paths.len() as u64;
-        let pi = info.map_or(0, |i| (i.hash % npaths) as usize);
+        let pi = info.map_or(0, |i| {
+            (ecmp_hash(&frame, &i, self.cfg.ecmp_salt) % npaths) as usize
+        });
         self.paths[pi].sent += 1;
         if !self.paths[pi].up {
             self.stats.dropped_down += 1;
@@ -540,9 +405,9 @@ impl Link {
         };
         let mut trimmed = false;
         if eligible {
-            if let (Some(i), Some(t)) = (&info, &trim_cfg) {
+            if let (Some(i), Some(t)) = (info.as_mut(), &trim_cfg) {
                 if self.rng.chance_ppm(t.random_ppm) {
-                    trimmed = trim_frame(&mut frame, i, t.keep_udp_payload, t.dscp_trim);
+                    trimmed = trim_vec(&mut frame, i, t.keep_udp_payload, t.dscp_trim);
                 }
             }
         }
@@ -558,9 +423,9 @@ impl Link {
         let flen = frame.len() as u64;
         if !trimmed && queued_bytes + flen > self.cfg.queue_capacity_bytes {
             let can_trim = eligible && trim_cfg.is_some_and(|t| t.on_overflow);
-            let did = match (&info, &trim_cfg) {
+            let did = match (info.as_mut(), &trim_cfg) {
                 (Some(i), Some(t)) if can_trim => {
-                    trim_frame(&mut frame, i, t.keep_udp_payload, t.dscp_trim)
+                    trim_vec(&mut frame, i, t.keep_udp_payload, t.dscp_trim)
                 }
                 _ => false,
             };
@@ -582,13 +447,12 @@ impl Link {
         if trimmed {
             self.stats.trimmed += 1;
         }
-        if let Some(i) = &info {
+        if let Some(i) = info.as_mut() {
             if !trimmed
                 && self.cfg.ecn_threshold_bytes > 0
                 && queued_bytes > self.cfg.ecn_threshold_bytes
-                && i.ecn != 0
+                && mark_ce(&mut frame, i)
             {
-                set_tos(&mut frame, i, i.dscp, 3);
                 self.stats.ecn_marked += 1;
             }
         }
@@ -635,6 +499,11 @@ mod tests {
     use super::*;
     use alloc::vec;
 
+    fn be16(b: &[u8], off: usize) -> Option<u16> {
+        let s = b.get(off..off + 2)?;
+        Some(u16::from_be_bytes([s[0], s[1]]))
+    }
+
     /// A minimal IPv4/UDP frame with `payload` bytes of UDP payload.
     fn frame(src_port: u16, payload: usize, dscp: u8) -> Vec<u8> {
         let mut f = vec![0u8; ETH_LEN + 20 + UDP_LEN + payload];
@@ -648,7 +517,7 @@ mod tests {
         f[ip + 9] = 17;
         f[ip + 12..ip + 16].copy_from_slice(&[10, 0, 0, 1]);
         f[ip + 16..ip + 20].copy_from_slice(&[10, 0, 0, 2]);
-        let c = ipv4_header_checksum(&f[ip..ip + 20]);
+        let c = crate::wire::ipv4::checksum(&f[ip..ip + 20]);
         f[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
         let u = ip + 20;
         f[u..u + 2].copy_from_slice(&src_port.to_be_bytes());
@@ -747,7 +616,11 @@ mod tests {
         assert_eq!(f[ip + 1] & 3, 0b10, "ECN kept");
         assert_eq!(be16(f, ip + 2), Some((20 + UDP_LEN + 40) as u16));
         assert_eq!(be16(f, ip + 20 + 4), Some((UDP_LEN + 40) as u16));
-        assert_eq!(ipv4_header_checksum(&f[ip..ip + 20]), 0, "checksum valid");
+        assert_eq!(
+            crate::wire::ipv4::checksum(&f[ip..ip + 20]),
+            0,
+            "checksum valid"
+        );
         assert_eq!(l.stats().trimmed, 1);
         // Control-class frames are not trimmed.
         l.send(l.ready_at(), frame(0xC001, 1000, 46));
@@ -772,7 +645,7 @@ mod tests {
         let ce = out.iter().filter(|(_, f)| f[ETH_LEN + 1] & 3 == 3).count() as u64;
         assert_eq!(ce, s.ecn_marked);
         for (_, f) in &out {
-            assert_eq!(ipv4_header_checksum(&f[ETH_LEN..ETH_LEN + 20]), 0);
+            assert_eq!(crate::wire::ipv4::checksum(&f[ETH_LEN..ETH_LEN + 20]), 0);
         }
     }
 

@@ -21,6 +21,7 @@ pub mod crc;
 pub mod ctrl;
 pub mod data;
 pub mod ethernet;
+pub mod fabric;
 pub mod ipv4;
 pub mod ipv6;
 pub mod layout;
