@@ -76,6 +76,7 @@ pub struct Endpoint<M: Memory = SparseMemory> {
     rng: Prng,
     timers: BinaryHeap<Reverse<(Instant, u32)>>,
     ready: VecDeque<u32>,
+    ctl_ready: VecDeque<u32>,
     ctl: VecDeque<TransmitPlan>,
 }
 
@@ -162,6 +163,7 @@ impl<M: Memory> Endpoint<M> {
             events: VecDeque::new(),
             timers: BinaryHeap::new(),
             ready: VecDeque::new(),
+            ctl_ready: VecDeque::new(),
             ctl: VecDeque::new(),
         }
     }
@@ -404,6 +406,7 @@ impl<M: Memory> Endpoint<M> {
             now,
             &mut self.timers,
             &mut self.ready,
+            &mut self.ctl_ready,
         );
         Some(r)
     }
@@ -416,25 +419,33 @@ impl<M: Memory> Endpoint<M> {
         now: Instant,
         timers: &mut BinaryHeap<Reverse<(Instant, u32)>>,
         ready: &mut VecDeque<u32>,
+        ctl_ready: &mut VecDeque<u32>,
     ) {
         // `wants_tx` is only asked when the QP is not already queued (it has no side effects).
         let queued = slot.core.in_ready;
-        let (deadline, can_tx) = match cfg.mode {
+        let (deadline, can_tx, ctl) = match cfg.mode {
             Mode::MetaRoce => match slot.meta.as_ref() {
                 Some(c) => (
                     metaroce::next_deadline(cfg, &slot.core, c, now),
                     !queued && metaroce::wants_tx(&slot.core, c, now),
+                    metaroce::wants_ctl(c),
                 ),
-                None => (None, false),
+                None => (None, false, false),
             },
             Mode::RoceV2 => match slot.roce.as_ref() {
                 Some(r) => (
                     rocev2::next_deadline(&slot.core, r, now),
                     !queued && rocev2::wants_tx(&slot.core, r, now),
+                    rocev2::wants_ctl(r),
                 ),
-                None => (None, false),
+                None => (None, false, false),
             },
         };
+        // MR-REL-19: a QP that owes an acknowledgement is served before every QP's data.
+        if ctl && !slot.core.in_ctl_ready {
+            slot.core.in_ctl_ready = true;
+            ctl_ready.push_back(idx);
+        }
         if let Some(d) = deadline {
             // A deadline that is already due is handled at the next nanosecond (never a busy loop at `now`).
             let d = d.max(now + 1);
@@ -465,7 +476,15 @@ impl<M: Memory> Endpoint<M> {
         };
         if let Some(idx) = target {
             if let Some(Some(slot)) = self.qps.get_mut(idx as usize) {
-                Self::reschedule(&self.cfg, slot, idx, now, &mut self.timers, &mut self.ready);
+                Self::reschedule(
+                    &self.cfg,
+                    slot,
+                    idx,
+                    now,
+                    &mut self.timers,
+                    &mut self.ready,
+                    &mut self.ctl_ready,
+                );
             }
         }
     }
@@ -504,18 +523,45 @@ impl<M: Memory> Endpoint<M> {
             self.count_tx(&p);
             return Some(p);
         }
-        while let Some(idx) = self.ready.pop_front() {
+        loop {
+            // Acknowledgements first (MR-REL-19), then data round robin.
+            let (idx, ctl) = match self.ctl_ready.pop_front() {
+                Some(i) => (i, true),
+                None => match self.ready.pop_front() {
+                    Some(i) => (i, false),
+                    None => break,
+                },
+            };
             let Some(Some(slot)) = self.qps.get_mut(idx as usize) else {
                 continue;
             };
-            slot.core.in_ready = false;
+            if ctl {
+                slot.core.in_ctl_ready = false;
+                let owed = match self.cfg.mode {
+                    Mode::MetaRoce => slot.meta.as_deref().is_some_and(metaroce::wants_ctl),
+                    Mode::RoceV2 => slot.roce.as_deref().is_some_and(rocev2::wants_ctl),
+                };
+                if !owed {
+                    continue;
+                }
+            } else {
+                slot.core.in_ready = false;
+            }
             let mut ctx = ctx_of!(self);
             // Called directly (not through `with_qp`) so that the plan is not copied through extra layers.
             let plan = match self.cfg.mode {
                 Mode::MetaRoce => metaroce::poll_transmit(&mut ctx, slot, idx, now),
                 Mode::RoceV2 => rocev2::poll_transmit(&mut ctx, slot, now),
             };
-            Self::reschedule(&self.cfg, slot, idx, now, &mut self.timers, &mut self.ready);
+            Self::reschedule(
+                &self.cfg,
+                slot,
+                idx,
+                now,
+                &mut self.timers,
+                &mut self.ready,
+                &mut self.ctl_ready,
+            );
             if plan.is_some() {
                 // `tx_bytes` was counted by the engine from scalars (re-reading the fresh plan is slow).
                 self.stats.tx_packets += 1;

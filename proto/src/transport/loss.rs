@@ -2,8 +2,10 @@
 //! loss detection (a) trim NACK, (b) time / RACK, (c) reorder distance, (d) RTO, and the queue of packets to
 //! retransmit.
 //!
-//! The ring holds one [`SentPkt`] per PSN in `[una, nxt)`, indexed by `psn mod capacity`; a packet record holds
-//! what a retransmission needs to rebuild the packet from the message table and memory (no payload copy).
+//! The ring holds one [`SentPkt`] per PSN in `[una, nxt)`, indexed by `psn mod ring length`; a packet record
+//! holds what a retransmission needs to rebuild the packet from the message table and memory (no payload copy).
+//! The ring starts at [`INITIAL_RING`] entries and doubles when full, up to the window (`2^wlog`), so a
+//! connection that never has many packets outstanding never pays for a full window of records.
 
 use super::bitmap::AckedBits;
 use super::seq::{diff32, lt32};
@@ -55,6 +57,12 @@ pub struct SentPkt {
     pub ev: u16,
 }
 
+/// Records a fresh [`SendWindow`] allocates (it doubles on demand up to the window).
+pub const INITIAL_RING: u32 = 32;
+
+/// Largest reordering multiplier (MR-REL-59).
+pub const MAX_REO_MULT: u8 = 16;
+
 /// Bytes counted in flight per packet on top of its payload (headers, for the congestion window).
 pub const PKT_OVERHEAD: u64 = 64;
 
@@ -75,7 +83,10 @@ pub struct AckResult {
 #[derive(Debug, Clone)]
 pub struct SendWindow {
     ring: Vec<SentPkt>,
+    /// `ring.len() - 1` (the ring length is a power of two).
     mask: u32,
+    /// The window: the most packets that can be outstanding (`2^log2`).
+    max_cap: u32,
     una: u32,
     nxt: u32,
     acked: AckedBits,
@@ -85,6 +96,8 @@ pub struct SendWindow {
     rack_sent: Instant,
     inflight_bytes: u64,
     reorder_distance: u32,
+    reo_mult: u8,
+    reo_stamp: Instant,
     /// RTO deadline, if armed.
     pub rto_deadline: Option<Instant>,
     /// Earliest RACK deadline, if any packet is waiting for one.
@@ -92,22 +105,26 @@ pub struct SendWindow {
 }
 
 impl SendWindow {
-    /// A ring of `2^log2` packets (8..=16) starting at `isn`.
+    /// A window of `2^log2` packets (8..=16) starting at `isn`.
     pub fn new(log2: u8, isn: u32, reorder_distance: u32) -> Self {
         let log2 = log2.clamp(8, 16);
         let cap = 1u32 << log2;
+        let len = INITIAL_RING.min(cap);
         SendWindow {
-            ring: vec![SentPkt::default(); cap as usize],
-            mask: cap - 1,
+            ring: vec![SentPkt::default(); len as usize],
+            mask: len - 1,
+            max_cap: cap,
             una: isn,
             nxt: isn,
             acked: AckedBits::new(log2),
-            lost: VecDeque::with_capacity(cap as usize),
+            lost: VecDeque::new(),
             highest_acked: isn,
             any_acked: false,
             rack_sent: 0,
             inflight_bytes: 0,
             reorder_distance: reorder_distance.max(16),
+            reo_mult: 1,
+            reo_stamp: 0,
             rto_deadline: None,
             rack_deadline: None,
         }
@@ -123,14 +140,59 @@ impl SendWindow {
         self.any_acked = false;
         self.rack_sent = 0;
         self.inflight_bytes = 0;
+        self.reo_mult = 1;
+        self.reo_stamp = 0;
         self.rto_deadline = None;
         self.rack_deadline = None;
     }
 
-    /// Ring capacity (the most packets that can be outstanding).
+    /// Reordering adaptation (MR-REL-59): an ACK flagged DUP shows that a retransmission was spurious, so the
+    /// reordering tolerance of rules (b) and (c) grows by one step, at most once per `srtt` and up to
+    /// [`MAX_REO_MULT`]; after `16 * srtt` without such an ACK it shrinks by one step.
+    pub fn on_reordering_signal(&mut self, now: Instant, srtt: u64, dup: bool) {
+        let since = now.saturating_sub(self.reo_stamp);
+        if dup {
+            if since >= srtt {
+                self.reo_mult = (self.reo_mult + 1).min(MAX_REO_MULT);
+                self.reo_stamp = now;
+            }
+        } else if self.reo_mult > 1 && since >= srtt.saturating_mul(16) {
+            self.reo_mult -= 1;
+            self.reo_stamp = now;
+        }
+    }
+
+    /// The current reordering multiplier (1..=[`MAX_REO_MULT`]).
+    #[inline]
+    pub fn reo_mult(&self) -> u8 {
+        self.reo_mult
+    }
+
+    /// The window: the most packets that can be outstanding.
     #[inline]
     pub fn capacity(&self) -> u32 {
+        self.max_cap
+    }
+
+    /// Records currently allocated (grows by doubling up to [`SendWindow::capacity`]).
+    #[inline]
+    pub fn ring_len(&self) -> u32 {
         self.mask + 1
+    }
+
+    /// Doubles the ring, keeping every outstanding record at its new index.
+    #[cold]
+    fn grow(&mut self) {
+        let len = (self.mask + 1).saturating_mul(2).min(self.max_cap);
+        let mut ring = vec![SentPkt::default(); len as usize];
+        let new_mask = len - 1;
+        let mut psn = self.una;
+        while lt32(psn, self.nxt) {
+            ring[(psn & new_mask) as usize] = self.ring[(psn & self.mask) as usize];
+            psn = psn.wrapping_add(1);
+        }
+        self.ring = ring;
+        self.mask = new_mask;
     }
 
     /// Oldest unacknowledged PSN (the peer's cumulative ack).
@@ -186,6 +248,9 @@ impl SendWindow {
     #[inline]
     pub fn on_send(&mut self, now: Instant, mut pkt: SentPkt, rto: u64) -> u32 {
         let psn = self.nxt;
+        if self.nxt.wrapping_sub(self.una) > self.mask && self.mask + 1 < self.max_cap {
+            self.grow();
+        }
         pkt.sent = now;
         pkt.flags = F_INFLIGHT;
         pkt.xmits = 1;
@@ -361,6 +426,12 @@ impl SendWindow {
         if !self.any_acked || !lt32(self.una, self.highest_acked) {
             return;
         }
+        let mult = u64::from(self.reo_mult);
+        let reo_wnd = reo_wnd.saturating_mul(mult);
+        let distance = self
+            .reorder_distance
+            .saturating_mul(u32::from(self.reo_mult))
+            .min(self.max_cap);
         let mut psn = self.una;
         while lt32(psn, self.highest_acked) {
             let e = self.ring[(psn & self.mask) as usize];
@@ -368,7 +439,7 @@ impl SendWindow {
                 let dist = self.highest_acked.wrapping_sub(psn);
                 // MR-REL-38: the distance rule also requires that a packet sent after p's latest transmission
                 // was acknowledged, so a retransmission is not declared lost again by every later ACK.
-                let cause = if dist >= self.reorder_distance && e.sent < self.rack_sent {
+                let cause = if dist >= distance && e.sent < self.rack_sent {
                     Some(LossCause::Distance)
                 } else if e.sent < self.rack_sent {
                     let deadline = e.sent + srtt + reo_wnd;
@@ -614,5 +685,71 @@ mod tests {
         assert_eq!(n, 0);
         assert_eq!(w.rto_deadline, Some(300)); // oldest remaining in flight sent at 200
         assert_eq!(w.inflight_bytes(), 2 * (100 + PKT_OVERHEAD));
+    }
+
+    #[test]
+    fn mr_rel_59_reordering_multiplier_widens_on_dup_and_decays() {
+        let mut w = SendWindow::new(8, 0, 16);
+        let srtt = 1_000;
+        assert_eq!(w.reo_mult(), 1);
+        w.on_reordering_signal(5_000, srtt, true);
+        assert_eq!(w.reo_mult(), 2);
+        // At most one step per srtt.
+        w.on_reordering_signal(5_500, srtt, true);
+        assert_eq!(w.reo_mult(), 2);
+        w.on_reordering_signal(6_000, srtt, true);
+        assert_eq!(w.reo_mult(), 3);
+        for k in 0..40u64 {
+            w.on_reordering_signal(7_000 + k * srtt, srtt, true);
+        }
+        assert_eq!(w.reo_mult(), MAX_REO_MULT);
+        // No DUP for 16 srtt: one step down; not earlier.
+        let last = 7_000 + 39 * srtt;
+        w.on_reordering_signal(last + 15 * srtt, srtt, false);
+        assert_eq!(w.reo_mult(), MAX_REO_MULT);
+        w.on_reordering_signal(last + 16 * srtt, srtt, false);
+        assert_eq!(w.reo_mult(), MAX_REO_MULT - 1);
+        // The multiplier scales both the time rule and the distance rule: P0 is a hole, P1..=P20 acknowledged.
+        let mut v = SendWindow::new(8, 0, 16);
+        for p in 0..21u64 {
+            v.on_send(10 + p, pkt(0, 100), 1_000_000);
+        }
+        let bits: Vec<u32> = (1..21).collect();
+        v.on_ack(100, 0, 0, &sack_of(0, &bits), 1_000_000, |_| {});
+        v.on_reordering_signal(100, 10, true);
+        assert_eq!(v.reo_mult(), 2);
+        let mut lost = Vec::new();
+        // dist 20 < 2 * 16 and now < 10 + srtt 100 + 2 * reo 50.
+        v.detect_losses(150, 100, 50, |p, _, c| lost.push((p, c)));
+        assert!(lost.is_empty());
+        assert_eq!(v.rack_deadline, Some(210));
+        v.detect_losses(210, 100, 50, |p, _, c| lost.push((p, c)));
+        assert_eq!(lost, [(0, LossCause::Time)]);
+        v.reset(0);
+        assert_eq!(v.reo_mult(), 1);
+    }
+
+    #[test]
+    fn ring_grows_on_demand_and_keeps_every_record() {
+        let mut w = SendWindow::new(9, u32::MAX - 40, 16);
+        assert_eq!(w.ring_len(), INITIAL_RING);
+        assert_eq!(w.capacity(), 512);
+        for i in 0..300u32 {
+            w.on_send(u64::from(i), pkt(i, 100 + i), 1_000_000);
+        }
+        assert_eq!(w.ring_len(), 512);
+        for i in 0..300u32 {
+            let psn = (u32::MAX - 40).wrapping_add(i);
+            assert_eq!(
+                w.get(psn).map(|p| (p.msn, p.len)),
+                Some((i, 100 + i)),
+                "psn {psn}"
+            );
+        }
+        let una = (u32::MAX - 40).wrapping_add(200);
+        let r = w.on_ack(400, una, una, &[0; 32], 1_000_000, |_| {});
+        assert_eq!(r.newly_acked, 200);
+        assert_eq!(w.outstanding(), 100);
+        assert!(w.can_send_new(u32::MAX));
     }
 }

@@ -135,6 +135,8 @@ pub struct QpCore {
     pub timer: Option<u64>,
     /// In the endpoint's transmit-ready queue.
     pub in_ready: bool,
+    /// In the endpoint's control-ready queue (an ACK, NACK or CTRL owed).
+    pub in_ctl_ready: bool,
 }
 
 impl QpCore {
@@ -154,6 +156,7 @@ impl QpCore {
             rq: VecDeque::new(),
             timer: None,
             in_ready: false,
+            in_ctl_ready: false,
         }
     }
 

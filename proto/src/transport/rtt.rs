@@ -138,10 +138,11 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// RACK reordering window: `max(srtt/4, 1 µs)` (MR-REL-36).
+    /// RACK reordering window: `max(srtt/4, 2*rttvar, 1 µs)` (MR-REL-36), before the reordering multiplier
+    /// (MR-REL-59).
     #[inline]
     pub fn reo_wnd(&self) -> u64 {
-        (self.srtt / 4).max(1_000)
+        (self.srtt / 4).max(2 * self.rttvar).max(1_000)
     }
 }
 
@@ -164,7 +165,14 @@ mod tests {
         // e = -8000: srtt = 10000; rttvar = 5750 + (8000-5750)/4 = 6312
         assert_eq!((r.srtt(), r.rttvar()), (10_000, 6_312));
         assert_eq!(r.min_rtt(), 3_000);
-        assert_eq!(r.reo_wnd(), 2_500);
+        // MR-REL-36: reo_wnd = max(srtt/4, 2*rttvar, 1 us) = max(2500, 12624, 1000).
+        assert_eq!(r.reo_wnd(), 12_624);
+        let mut steady = RttEstimator::new(20_000, 200_000, 64_000_000, 1_000_000);
+        for t in 0..64 {
+            steady.on_sample(t, 10_000);
+        }
+        // A steady RTT drives rttvar to 0 and leaves srtt/4.
+        assert_eq!(steady.reo_wnd(), 2_500);
     }
 
     #[test]

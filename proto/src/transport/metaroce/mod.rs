@@ -559,6 +559,14 @@ pub(crate) fn next_deadline(
     send::next_deadline(cfg, core, conn, now)
 }
 
+/// True if the QP owes a control frame (ACK, CTRL OPEN or NACK), which the endpoint sends before any data
+/// (MR-REL-19).
+#[inline]
+pub(crate) fn wants_ctl(conn: &Conn) -> bool {
+    conn.state != super::metaroce::conn::ConnState::Closed
+        && (conn.ack_now || conn.announce || !conn.nacks.is_empty())
+}
+
 /// True if the QP has a frame to send at `now`.
 #[inline]
 pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {

@@ -621,6 +621,8 @@ pub(crate) fn on_ack<M: Memory>(
         conn.rtt.on_sample(now, sample.max(1));
     }
     let ece = a.flags.contains(crate::wire::AckFlags::ECE);
+    let dup = a.flags.contains(crate::wire::AckFlags::DUP);
+    conn.snd.on_reordering_signal(now, conn.rtt.srtt(), dup);
     let rto = conn.rtt.rto();
     let mut read_req_acked = false;
     let res = conn.snd.on_ack(

@@ -130,6 +130,12 @@ fn has_new_or_rtx(core: &QpCore, r: &RoceQp) -> bool {
 }
 
 /// True if the QP has a frame to send at `now`.
+/// True if the QP owes a control frame (CNP, NAK or ACK), which the endpoint sends before any data.
+#[inline]
+pub(crate) fn wants_ctl(r: &RoceQp) -> bool {
+    r.cnp_pending || r.nak.is_some() || r.ack_now
+}
+
 pub(crate) fn wants_tx(core: &QpCore, r: &RoceQp, now: Instant) -> bool {
     if r.cnp_pending || r.nak.is_some() || r.ack_now || !r.reads.is_empty() {
         return true;
