@@ -1,0 +1,1076 @@
+//! Mailbox command and response formats, and the validation every command goes through.
+//!
+//! A request and a response are 64 bytes each (the mailbox's `REQ` and `RESP` buffers, [`crate::mailbox`]).
+//! Both start with an 8-byte header; the arguments follow at byte 8. [`Request::parse`] is the firmware's
+//! validation: it checks, in this order, the version, the opcode, that every reserved bit is zero, and every
+//! argument's range against the device [`Limits`], and returns the first failure as a [`CmdError`] with a
+//! [`Status`] and the byte offset of the offending field. Checks that need the device's state (does the QP exist,
+//! is the transition allowed, is the CQ still used) are the firmware's, with [`Status::BadHandle`],
+//! [`Status::BadState`] and [`Status::NoResources`]; [`QpState::modify_allowed`] is the transition rule.
+
+use crate::caps::{Limits, MAX_RING_LOG, MIN_RING_LOG};
+use crate::context::mr::MrAccess;
+use crate::descriptor::cqe::code_enum;
+use crate::field::{Error, Field, Layout};
+use crate::mailbox::BUF_BYTES;
+use crate::queues::RING_ALIGN;
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// Size of a request or response buffer.
+pub const CMD_BYTES: usize = BUF_BYTES as usize;
+/// Version of the command format (the header's `version` byte).
+pub const CMD_VERSION: u8 = 1;
+/// Counters one `READ_COUNTERS` returns at most.
+pub const MAX_COUNTERS_PER_READ: u8 = 7;
+
+/// Request header fields.
+pub mod hdr {
+    use crate::field::Field;
+    /// `opcode`.
+    pub const OPCODE: Field = Field::new("opcode", 0, 0, 8, "command opcode");
+    /// `version`.
+    pub const VERSION: Field = Field::new("version", 1, 0, 8, "command format version, 1");
+    /// `tag`.
+    pub const TAG: Field = Field::new("tag", 2, 0, 16, "caller's tag, echoed in the response");
+    /// Response `status`.
+    pub const STATUS: Field = Field::new("status", 0, 0, 8, "status code");
+    /// Response `bad_offset`.
+    pub const BAD_OFFSET: Field = Field::new(
+        "bad_offset",
+        4,
+        0,
+        16,
+        "byte offset of the first invalid request field; 0xFFFF if none",
+    );
+}
+
+/// Argument fields (byte offsets within the 64-byte request or response).
+pub mod arg {
+    use crate::field::Field;
+    /// CREATE_CQ `ring_addr`.
+    pub const CQ_RING: Field =
+        Field::new("ring_addr", 8, 0, 64, "CQ ring base address, 4 KiB aligned");
+    /// CREATE_CQ `log_size`.
+    pub const CQ_LOG: Field = Field::new(
+        "log_size",
+        16,
+        0,
+        8,
+        "log2 of the ring entries, 1..=QUEUE_LOG.cq",
+    );
+    /// CREATE_CQ `msix_vector`.
+    pub const CQ_VECTOR: Field = Field::new(
+        "msix_vector",
+        18,
+        0,
+        16,
+        "interrupt vector, below MSIX.vectors",
+    );
+    /// CREATE_CQ `mod_usec`.
+    pub const CQ_USEC: Field = Field::new("mod_usec", 20, 0, 16, "interrupt holdoff, microseconds");
+    /// CREATE_CQ `mod_count`.
+    pub const CQ_COUNT: Field = Field::new(
+        "mod_count",
+        22,
+        0,
+        16,
+        "CQEs that end the holdoff (0: time only)",
+    );
+    /// `cqn` (MODIFY_CQ, DESTROY_CQ, responses).
+    pub const CQN: Field = Field::new("cqn", 8, 0, 32, "CQ number, below MAX_CQS");
+    /// MODIFY_CQ `mod_usec`.
+    pub const MCQ_USEC: Field =
+        Field::new("mod_usec", 12, 0, 16, "interrupt holdoff, microseconds");
+    /// MODIFY_CQ `mod_count`.
+    pub const MCQ_COUNT: Field = Field::new(
+        "mod_count",
+        14,
+        0,
+        16,
+        "CQEs that end the holdoff (0: time only)",
+    );
+    /// CREATE_QP `sq_addr`.
+    pub const SQ_ADDR: Field =
+        Field::new("sq_addr", 8, 0, 64, "send queue ring base, 4 KiB aligned");
+    /// CREATE_QP `rq_addr`.
+    pub const RQ_ADDR: Field = Field::new(
+        "rq_addr",
+        16,
+        0,
+        64,
+        "receive queue ring base, 4 KiB aligned",
+    );
+    /// CREATE_QP `send_cqn`.
+    pub const SEND_CQN: Field = Field::new("send_cqn", 24, 0, 32, "CQ of send completions");
+    /// CREATE_QP `recv_cqn`.
+    pub const RECV_CQN: Field = Field::new("recv_cqn", 28, 0, 32, "CQ of receive completions");
+    /// CREATE_QP `sq_log`.
+    pub const SQ_LOG: Field = Field::new(
+        "sq_log",
+        32,
+        0,
+        8,
+        "log2 of the SQ entries, 1..=QUEUE_LOG.sq",
+    );
+    /// CREATE_QP `rq_log`.
+    pub const RQ_LOG: Field = Field::new(
+        "rq_log",
+        33,
+        0,
+        8,
+        "log2 of the RQ entries, 1..=QUEUE_LOG.rq",
+    );
+    /// `qpn` (MODIFY_QP, DESTROY_QP, responses).
+    pub const QPN: Field = Field::new("qpn", 8, 0, 32, "QP number, 1..MAX_QPS");
+    /// MODIFY_QP `state`.
+    pub const QP_STATE: Field = Field::new(
+        "state",
+        12,
+        0,
+        8,
+        "target state: 0 RESET, 1 INIT, 2 READY, 3 ERROR",
+    );
+    /// MODIFY_QP `ip_version`.
+    pub const IP_VERSION: Field = Field::new(
+        "ip_version",
+        13,
+        0,
+        8,
+        "4 or 6 with state READY (remote fields valid), else 0",
+    );
+    /// MODIFY_QP `remote_qpn`.
+    pub const REMOTE_QPN: Field = Field::new(
+        "remote_qpn",
+        16,
+        0,
+        32,
+        "peer QP number, 1..2^24-1 (READY only)",
+    );
+    /// MODIFY_QP `remote_mac`.
+    pub const REMOTE_MAC: Field = Field::new(
+        "remote_mac",
+        20,
+        0,
+        48,
+        "peer (next-hop) MAC, network order",
+    );
+    /// MODIFY_QP `remote_ip`.
+    pub const REMOTE_IP: Field = Field::new(
+        "remote_ip",
+        28,
+        0,
+        128,
+        "peer IP, network order; IPv4 in the first 4 bytes, the rest 0",
+    );
+    /// CREATE_MR `addr`.
+    pub const MR_ADDR: Field = Field::new("addr", 8, 0, 64, "region start");
+    /// CREATE_MR `length`.
+    pub const MR_LENGTH: Field = Field::new(
+        "length",
+        16,
+        0,
+        64,
+        "region length, non-zero, no overflow (MR-SEM-3)",
+    );
+    /// CREATE_MR `access`.
+    pub const MR_ACCESS: Field = Field::new(
+        "access",
+        24,
+        0,
+        8,
+        "rights: LOCAL_WRITE 1, REMOTE_WRITE 2 (needs LOCAL_WRITE, MR-SEM-4), REMOTE_READ 4, REMOTE_ATOMIC 8",
+    );
+    /// `lkey` (MODIFY_MR, DESTROY_MR, responses).
+    pub const LKEY: Field = Field::new(
+        "lkey",
+        8,
+        0,
+        32,
+        "local key; slot (lkey >> 8) below MAX_MRS",
+    );
+    /// MODIFY_MR `access`.
+    pub const MMR_ACCESS: Field = Field::new("access", 12, 0, 8, "new rights, as for CREATE_MR");
+    /// CREATE_MR response `rkey`.
+    pub const RKEY: Field = Field::new("rkey", 12, 0, 32, "remote key");
+    /// READ_COUNTERS `first`.
+    pub const CTR_FIRST: Field = Field::new("first", 8, 0, 16, "index of the first counter");
+    /// READ_COUNTERS `count`.
+    pub const CTR_COUNT: Field = Field::new(
+        "count",
+        10,
+        0,
+        8,
+        "counters to read, 1..=7, first + count <= COUNT",
+    );
+    /// QUERY_DEVICE response `fw_version`.
+    pub const FW_VERSION: Field = Field::new(
+        "fw_version",
+        8,
+        0,
+        32,
+        "firmware version, major << 16 | minor",
+    );
+    /// QUERY_DEVICE response `free_qps`.
+    pub const FREE_QPS: Field = Field::new("free_qps", 12, 0, 32, "QPs that can still be created");
+    /// QUERY_DEVICE response `free_cqs`.
+    pub const FREE_CQS: Field = Field::new("free_cqs", 16, 0, 32, "CQs that can still be created");
+    /// QUERY_DEVICE response `free_mrs`.
+    pub const FREE_MRS: Field = Field::new("free_mrs", 20, 0, 32, "MR slots free");
+    /// QUERY_DEVICE response `free_conns`.
+    pub const FREE_CONNS: Field = Field::new("free_conns", 24, 0, 32, "connection contexts free");
+    /// READ_COUNTERS response values.
+    pub const VALUES: [Field; 7] = [
+        Field::new("value0", 8, 0, 64, "counter first"),
+        Field::new("value1", 16, 0, 64, "counter first + 1"),
+        Field::new("value2", 24, 0, 64, "counter first + 2"),
+        Field::new("value3", 32, 0, 64, "counter first + 3"),
+        Field::new("value4", 40, 0, 64, "counter first + 4"),
+        Field::new("value5", 48, 0, 64, "counter first + 5"),
+        Field::new("value6", 56, 0, 64, "counter first + 6"),
+    ];
+}
+
+code_enum! {
+    /// Command opcodes.
+    Opcode {
+        /// Describe the device (free resources, firmware version).
+        QueryDevice = 0x01, "QUERY_DEVICE";
+        /// Create a completion queue.
+        CreateCq = 0x10, "CREATE_CQ";
+        /// Change a CQ's interrupt moderation.
+        ModifyCq = 0x11, "MODIFY_CQ";
+        /// Destroy a CQ (no QP may use it).
+        DestroyCq = 0x12, "DESTROY_CQ";
+        /// Create a QP (in INIT, MR-CONN-39).
+        CreateQp = 0x20, "CREATE_QP";
+        /// Move a QP to another state; READY also connects it (Table 7.10).
+        ModifyQp = 0x21, "MODIFY_QP";
+        /// Destroy a QP: outstanding WRs complete FLUSHED, its connection is freed.
+        DestroyQp = 0x22, "DESTROY_QP";
+        /// Register a memory region (MR-SEM-3..6).
+        CreateMr = 0x30, "CREATE_MR";
+        /// Change a memory region's rights.
+        ModifyMr = 0x31, "MODIFY_MR";
+        /// Deregister a memory region (MR-SEM-7).
+        DestroyMr = 0x32, "DESTROY_MR";
+        /// Read up to seven counters from one snapshot.
+        ReadCounters = 0x40, "READ_COUNTERS";
+    }
+}
+
+code_enum! {
+    /// Response status codes.
+    Status {
+        /// The command was executed.
+        Ok = 0, "OK";
+        /// Unknown opcode.
+        BadOpcode = 1, "BAD_OPCODE";
+        /// Unknown command format version.
+        BadVersion = 2, "BAD_VERSION";
+        /// A reserved bit is set (`bad_offset`: its byte).
+        BadReserved = 3, "BAD_RESERVED";
+        /// An argument is out of range (`bad_offset`: the field).
+        BadParam = 4, "BAD_PARAM";
+        /// A handle (QPN, CQN, key) names nothing that exists (`bad_offset`: the field).
+        BadHandle = 5, "BAD_HANDLE";
+        /// The object's state does not allow the command (QP transition not in Table 7.10, CQ still in use).
+        BadState = 6, "BAD_STATE";
+        /// No free QP, CQ, MR slot or connection context.
+        NoResources = 7, "NO_RESOURCES";
+        /// The firmware failed; the device may need a reset.
+        Internal = 8, "INTERNAL";
+    }
+}
+
+code_enum! {
+    /// QP states (MR-CONN-39, Table 7.10).
+    QpState {
+        /// Created, not usable.
+        Reset = 0, "RESET";
+        /// Receive WRs may be posted.
+        Init = 1, "INIT";
+        /// Connected: send and receive.
+        Ready = 2, "READY";
+        /// All WRs flushed.
+        Error = 3, "ERROR";
+    }
+}
+
+impl QpState {
+    /// True if MODIFY_QP may move a QP from `self` to `to`: RESET → INIT, INIT → READY (with the remote QP),
+    /// INIT or READY → ERROR, ERROR → RESET (Table 7.10; the management move to ERROR is the verbs one).
+    pub const fn modify_allowed(self, to: QpState) -> bool {
+        matches!(
+            (self, to),
+            (QpState::Reset, QpState::Init)
+                | (QpState::Init, QpState::Ready)
+                | (QpState::Init, QpState::Error)
+                | (QpState::Ready, QpState::Error)
+                | (QpState::Error, QpState::Reset)
+        )
+    }
+}
+
+const H: [Field; 3] = [hdr::OPCODE, hdr::VERSION, hdr::TAG];
+const R: [Field; 4] = [hdr::STATUS, hdr::VERSION, hdr::TAG, hdr::BAD_OFFSET];
+
+macro_rules! lay {
+    ($name:literal, $doc:literal, $h:ident; $($f:expr),*) => {
+        Layout { name: $name, bytes: CMD_BYTES as u32, doc: $doc, fields: &[$h[0], $h[1], $h[2], $($f),*] }
+    };
+}
+
+/// Request layouts, one per opcode (in [`Opcode::ALL`] order).
+pub const REQUESTS: [Layout; 11] = [
+    lay!("QUERY_DEVICE", "no arguments", H;),
+    lay!("CREATE_CQ", "create a completion queue", H; arg::CQ_RING, arg::CQ_LOG, arg::CQ_VECTOR, arg::CQ_USEC, arg::CQ_COUNT),
+    lay!("MODIFY_CQ", "change a CQ's moderation", H; arg::CQN, arg::MCQ_USEC, arg::MCQ_COUNT),
+    lay!("DESTROY_CQ", "destroy a CQ", H; arg::CQN),
+    lay!("CREATE_QP", "create a QP", H; arg::SQ_ADDR, arg::RQ_ADDR, arg::SEND_CQN, arg::RECV_CQN, arg::SQ_LOG, arg::RQ_LOG),
+    lay!("MODIFY_QP", "change a QP's state; READY connects it", H;
+        arg::QPN, arg::QP_STATE, arg::IP_VERSION, arg::REMOTE_QPN, arg::REMOTE_MAC, arg::REMOTE_IP),
+    lay!("DESTROY_QP", "destroy a QP", H; arg::QPN),
+    lay!("CREATE_MR", "register a memory region", H; arg::MR_ADDR, arg::MR_LENGTH, arg::MR_ACCESS),
+    lay!("MODIFY_MR", "change a region's rights", H; arg::LKEY, arg::MMR_ACCESS),
+    lay!("DESTROY_MR", "deregister a memory region", H; arg::LKEY),
+    lay!("READ_COUNTERS", "read counters", H; arg::CTR_FIRST, arg::CTR_COUNT),
+];
+
+/// The 64-byte response layout of a response header alone.
+const fn resp(name: &'static str, doc: &'static str, fields: &'static [Field]) -> Layout {
+    Layout {
+        name,
+        bytes: CMD_BYTES as u32,
+        doc,
+        fields,
+    }
+}
+
+/// Response layouts, one per opcode (in [`Opcode::ALL`] order). Error responses carry the header only.
+pub const RESPONSES: [Layout; 11] = [
+    resp(
+        "QUERY_DEVICE",
+        "free resources and firmware version",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::FW_VERSION,
+            arg::FREE_QPS,
+            arg::FREE_CQS,
+            arg::FREE_MRS,
+            arg::FREE_CONNS,
+        ],
+    ),
+    resp(
+        "CREATE_CQ",
+        "the new CQ",
+        &[R[0], R[1], R[2], R[3], arg::CQN],
+    ),
+    resp("MODIFY_CQ", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp("DESTROY_CQ", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp(
+        "CREATE_QP",
+        "the new QP (in INIT)",
+        &[R[0], R[1], R[2], R[3], arg::QPN],
+    ),
+    resp("MODIFY_QP", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp("DESTROY_QP", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp(
+        "CREATE_MR",
+        "the region's keys",
+        &[R[0], R[1], R[2], R[3], arg::LKEY, arg::RKEY],
+    ),
+    resp("MODIFY_MR", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp("DESTROY_MR", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp(
+        "READ_COUNTERS",
+        "values of counters first..first+count; the rest 0",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::VALUES[0],
+            arg::VALUES[1],
+            arg::VALUES[2],
+            arg::VALUES[3],
+            arg::VALUES[4],
+            arg::VALUES[5],
+            arg::VALUES[6],
+        ],
+    ),
+];
+
+/// The layout index of an opcode.
+fn index(op: Opcode) -> usize {
+    Opcode::ALL.iter().position(|o| *o == op).unwrap_or(0)
+}
+
+/// The request layout of `op`.
+pub fn request_layout(op: Opcode) -> &'static Layout {
+    &REQUESTS[index(op)]
+}
+
+/// The response layout of `op`.
+pub fn response_layout(op: Opcode) -> &'static Layout {
+    &RESPONSES[index(op)]
+}
+
+/// Interrupt moderation of a CQ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Moderation {
+    /// Holdoff after an interrupt, microseconds.
+    pub usec: u16,
+    /// CQEs that end the holdoff early (0: time only).
+    pub count: u16,
+}
+
+/// CREATE_CQ arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CreateCq {
+    /// Ring base address (4 KiB aligned).
+    pub ring_addr: u64,
+    /// log2 of the ring entries.
+    pub log_size: u8,
+    /// MSI-X vector.
+    pub msix_vector: u16,
+    /// Moderation.
+    pub moderation: Moderation,
+}
+
+/// CREATE_QP arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CreateQp {
+    /// SQ ring base (4 KiB aligned).
+    pub sq_addr: u64,
+    /// RQ ring base (4 KiB aligned).
+    pub rq_addr: u64,
+    /// CQ of send completions.
+    pub send_cqn: u32,
+    /// CQ of receive completions.
+    pub recv_cqn: u32,
+    /// log2 of the SQ entries.
+    pub sq_log: u8,
+    /// log2 of the RQ entries.
+    pub rq_log: u8,
+}
+
+/// The peer of a QP moved to READY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remote {
+    /// Peer QP number (24 bits, non-zero).
+    pub qpn: u32,
+    /// Next-hop MAC.
+    pub mac: [u8; 6],
+    /// Peer IP.
+    pub ip: IpAddr,
+}
+
+/// MODIFY_QP arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModifyQp {
+    /// QP number.
+    pub qpn: u32,
+    /// Target state.
+    pub state: QpState,
+    /// The peer: present exactly when `state` is READY.
+    pub remote: Option<Remote>,
+}
+
+/// CREATE_MR arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CreateMr {
+    /// Region start.
+    pub addr: u64,
+    /// Region length.
+    pub length: u64,
+    /// Rights.
+    pub access: MrAccess,
+}
+
+/// A decoded command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// QUERY_DEVICE.
+    QueryDevice,
+    /// CREATE_CQ.
+    CreateCq(CreateCq),
+    /// MODIFY_CQ.
+    ModifyCq {
+        /// CQ number.
+        cqn: u32,
+        /// New moderation.
+        moderation: Moderation,
+    },
+    /// DESTROY_CQ.
+    DestroyCq {
+        /// CQ number.
+        cqn: u32,
+    },
+    /// CREATE_QP.
+    CreateQp(CreateQp),
+    /// MODIFY_QP.
+    ModifyQp(ModifyQp),
+    /// DESTROY_QP.
+    DestroyQp {
+        /// QP number.
+        qpn: u32,
+    },
+    /// CREATE_MR.
+    CreateMr(CreateMr),
+    /// MODIFY_MR.
+    ModifyMr {
+        /// Local key.
+        lkey: u32,
+        /// New rights.
+        access: MrAccess,
+    },
+    /// DESTROY_MR.
+    DestroyMr {
+        /// Local key.
+        lkey: u32,
+    },
+    /// READ_COUNTERS.
+    ReadCounters {
+        /// First counter index.
+        first: u16,
+        /// Number of counters (1..=7).
+        count: u8,
+    },
+}
+
+impl Command {
+    /// The command's opcode.
+    pub fn opcode(&self) -> Opcode {
+        match self {
+            Command::QueryDevice => Opcode::QueryDevice,
+            Command::CreateCq(_) => Opcode::CreateCq,
+            Command::ModifyCq { .. } => Opcode::ModifyCq,
+            Command::DestroyCq { .. } => Opcode::DestroyCq,
+            Command::CreateQp(_) => Opcode::CreateQp,
+            Command::ModifyQp(_) => Opcode::ModifyQp,
+            Command::DestroyQp { .. } => Opcode::DestroyQp,
+            Command::CreateMr(_) => Opcode::CreateMr,
+            Command::ModifyMr { .. } => Opcode::ModifyMr,
+            Command::DestroyMr { .. } => Opcode::DestroyMr,
+            Command::ReadCounters { .. } => Opcode::ReadCounters,
+        }
+    }
+}
+
+/// Why a request was refused: the status to answer with and the byte offset of the offending field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CmdError {
+    /// Status code (never [`Status::Ok`]).
+    pub status: Status,
+    /// Byte offset of the offending field in the request.
+    pub offset: u16,
+    /// Name of the offending field (for logs).
+    pub field: &'static str,
+}
+
+impl core::fmt::Display for CmdError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} at byte {} (`{}`)",
+            self.status.name(),
+            self.offset,
+            self.field
+        )
+    }
+}
+
+fn bad(status: Status, f: &Field) -> CmdError {
+    CmdError {
+        status,
+        offset: f.byte as u16,
+        field: f.name,
+    }
+}
+
+fn get(f: &Field, buf: &[u8]) -> Result<u64, CmdError> {
+    f.get(buf).map_err(|_| bad(Status::Internal, f))
+}
+
+fn check(ok: bool, f: &Field) -> Result<(), CmdError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(bad(Status::BadParam, f))
+    }
+}
+
+fn ring(addr: u64, log: u8, max_log: u8, fa: &Field, fl: &Field) -> Result<(), CmdError> {
+    check(addr != 0 && addr.is_multiple_of(RING_ALIGN), fa)?;
+    check(
+        (MIN_RING_LOG..=max_log.min(MAX_RING_LOG)).contains(&log),
+        fl,
+    )
+}
+
+fn access(v: u64, f: &Field) -> Result<MrAccess, CmdError> {
+    let a = MrAccess(v as u8);
+    check(v <= 0xFF && a.is_valid(), f)?;
+    Ok(a)
+}
+
+/// A mailbox request: a tag and a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Caller's tag, echoed in the response.
+    pub tag: u16,
+    /// The command.
+    pub command: Command,
+}
+
+impl Request {
+    /// Validates and decodes a request (the firmware's check of every command). Never panics; the first
+    /// failure is returned with its status and the offending byte offset.
+    pub fn parse(buf: &[u8; CMD_BYTES], limits: &Limits) -> Result<Request, CmdError> {
+        if get(&hdr::VERSION, buf)? != CMD_VERSION as u64 {
+            return Err(bad(Status::BadVersion, &hdr::VERSION));
+        }
+        let op = Opcode::from_u8(get(&hdr::OPCODE, buf)? as u8)
+            .ok_or(bad(Status::BadOpcode, &hdr::OPCODE))?;
+        request_layout(op)
+            .check_reserved(buf)
+            .map_err(|e| match e {
+                Error::Reserved { byte, .. } => CmdError {
+                    status: Status::BadReserved,
+                    offset: byte as u16,
+                    field: "reserved",
+                },
+                _ => bad(Status::Internal, &hdr::OPCODE),
+            })?;
+        let tag = get(&hdr::TAG, buf)? as u16;
+        let g = |f: &Field| get(f, buf);
+        let cqn = |f: &Field| -> Result<u32, CmdError> {
+            let v = g(f)?;
+            check(v < limits.max_cqs as u64, f)?;
+            Ok(v as u32)
+        };
+        let qpn = |f: &Field| -> Result<u32, CmdError> {
+            let v = g(f)?;
+            check(v != 0 && v < limits.max_qps as u64, f)?;
+            Ok(v as u32)
+        };
+        let lkey = |f: &Field| -> Result<u32, CmdError> {
+            let v = g(f)?;
+            check(crate::context::mr::key_slot(v as u32) < limits.max_mrs, f)?;
+            Ok(v as u32)
+        };
+        let command = match op {
+            Opcode::QueryDevice => Command::QueryDevice,
+            Opcode::CreateCq => {
+                let c = CreateCq {
+                    ring_addr: g(&arg::CQ_RING)?,
+                    log_size: g(&arg::CQ_LOG)? as u8,
+                    msix_vector: g(&arg::CQ_VECTOR)? as u16,
+                    moderation: Moderation {
+                        usec: g(&arg::CQ_USEC)? as u16,
+                        count: g(&arg::CQ_COUNT)? as u16,
+                    },
+                };
+                ring(
+                    c.ring_addr,
+                    c.log_size,
+                    limits.max_cq_log,
+                    &arg::CQ_RING,
+                    &arg::CQ_LOG,
+                )?;
+                check(c.msix_vector < limits.msix_vectors, &arg::CQ_VECTOR)?;
+                Command::CreateCq(c)
+            }
+            Opcode::ModifyCq => Command::ModifyCq {
+                cqn: cqn(&arg::CQN)?,
+                moderation: Moderation {
+                    usec: g(&arg::MCQ_USEC)? as u16,
+                    count: g(&arg::MCQ_COUNT)? as u16,
+                },
+            },
+            Opcode::DestroyCq => Command::DestroyCq {
+                cqn: cqn(&arg::CQN)?,
+            },
+            Opcode::CreateQp => {
+                let c = CreateQp {
+                    sq_addr: g(&arg::SQ_ADDR)?,
+                    rq_addr: g(&arg::RQ_ADDR)?,
+                    send_cqn: cqn(&arg::SEND_CQN)?,
+                    recv_cqn: cqn(&arg::RECV_CQN)?,
+                    sq_log: g(&arg::SQ_LOG)? as u8,
+                    rq_log: g(&arg::RQ_LOG)? as u8,
+                };
+                ring(
+                    c.sq_addr,
+                    c.sq_log,
+                    limits.max_sq_log,
+                    &arg::SQ_ADDR,
+                    &arg::SQ_LOG,
+                )?;
+                ring(
+                    c.rq_addr,
+                    c.rq_log,
+                    limits.max_rq_log,
+                    &arg::RQ_ADDR,
+                    &arg::RQ_LOG,
+                )?;
+                Command::CreateQp(c)
+            }
+            Opcode::ModifyQp => Command::ModifyQp(parse_modify_qp(buf, qpn(&arg::QPN)?)?),
+            Opcode::DestroyQp => Command::DestroyQp {
+                qpn: qpn(&arg::QPN)?,
+            },
+            Opcode::CreateMr => {
+                let c = CreateMr {
+                    addr: g(&arg::MR_ADDR)?,
+                    length: g(&arg::MR_LENGTH)?,
+                    access: access(g(&arg::MR_ACCESS)?, &arg::MR_ACCESS)?,
+                };
+                check(
+                    c.length != 0 && c.addr.checked_add(c.length).is_some(),
+                    &arg::MR_LENGTH,
+                )?;
+                Command::CreateMr(c)
+            }
+            Opcode::ModifyMr => Command::ModifyMr {
+                lkey: lkey(&arg::LKEY)?,
+                access: access(g(&arg::MMR_ACCESS)?, &arg::MMR_ACCESS)?,
+            },
+            Opcode::DestroyMr => Command::DestroyMr {
+                lkey: lkey(&arg::LKEY)?,
+            },
+            Opcode::ReadCounters => {
+                let first = g(&arg::CTR_FIRST)? as u16;
+                let count = g(&arg::CTR_COUNT)? as u8;
+                check(
+                    (1..=MAX_COUNTERS_PER_READ).contains(&count),
+                    &arg::CTR_COUNT,
+                )?;
+                check(
+                    first as u32 + count as u32 <= limits.counters as u32,
+                    &arg::CTR_FIRST,
+                )?;
+                Command::ReadCounters { first, count }
+            }
+        };
+        Ok(Request { tag, command })
+    }
+
+    /// Encodes the request into `buf` (the host side). Values that do not fit their fields are errors; ranges
+    /// are the firmware's to check.
+    pub fn emit(&self, buf: &mut [u8; CMD_BYTES]) -> Result<(), Error> {
+        let op = self.command.opcode();
+        request_layout(op).clear(buf)?;
+        hdr::OPCODE.set(buf, op as u64)?;
+        hdr::VERSION.set(buf, CMD_VERSION as u64)?;
+        hdr::TAG.set(buf, self.tag as u64)?;
+        match self.command {
+            Command::QueryDevice => {}
+            Command::CreateCq(c) => {
+                arg::CQ_RING.set(buf, c.ring_addr)?;
+                arg::CQ_LOG.set(buf, c.log_size as u64)?;
+                arg::CQ_VECTOR.set(buf, c.msix_vector as u64)?;
+                arg::CQ_USEC.set(buf, c.moderation.usec as u64)?;
+                arg::CQ_COUNT.set(buf, c.moderation.count as u64)?;
+            }
+            Command::ModifyCq { cqn, moderation } => {
+                arg::CQN.set(buf, cqn as u64)?;
+                arg::MCQ_USEC.set(buf, moderation.usec as u64)?;
+                arg::MCQ_COUNT.set(buf, moderation.count as u64)?;
+            }
+            Command::DestroyCq { cqn } => arg::CQN.set(buf, cqn as u64)?,
+            Command::CreateQp(c) => {
+                arg::SQ_ADDR.set(buf, c.sq_addr)?;
+                arg::RQ_ADDR.set(buf, c.rq_addr)?;
+                arg::SEND_CQN.set(buf, c.send_cqn as u64)?;
+                arg::RECV_CQN.set(buf, c.recv_cqn as u64)?;
+                arg::SQ_LOG.set(buf, c.sq_log as u64)?;
+                arg::RQ_LOG.set(buf, c.rq_log as u64)?;
+            }
+            Command::ModifyQp(m) => {
+                arg::QPN.set(buf, m.qpn as u64)?;
+                arg::QP_STATE.set(buf, m.state as u64)?;
+                if let Some(r) = m.remote {
+                    arg::REMOTE_QPN.set(buf, r.qpn as u64)?;
+                    arg::REMOTE_MAC.set_bytes(buf, &r.mac)?;
+                    let mut ip = [0u8; 16];
+                    let ver = match r.ip {
+                        IpAddr::V4(a) => {
+                            ip[..4].copy_from_slice(&a.octets());
+                            4
+                        }
+                        IpAddr::V6(a) => {
+                            ip = a.octets();
+                            6
+                        }
+                    };
+                    arg::IP_VERSION.set(buf, ver)?;
+                    arg::REMOTE_IP.set_bytes(buf, &ip)?;
+                }
+            }
+            Command::DestroyQp { qpn } => arg::QPN.set(buf, qpn as u64)?,
+            Command::CreateMr(c) => {
+                arg::MR_ADDR.set(buf, c.addr)?;
+                arg::MR_LENGTH.set(buf, c.length)?;
+                arg::MR_ACCESS.set(buf, c.access.0 as u64)?;
+            }
+            Command::ModifyMr { lkey, access } => {
+                arg::LKEY.set(buf, lkey as u64)?;
+                arg::MMR_ACCESS.set(buf, access.0 as u64)?;
+            }
+            Command::DestroyMr { lkey } => arg::LKEY.set(buf, lkey as u64)?,
+            Command::ReadCounters { first, count } => {
+                arg::CTR_FIRST.set(buf, first as u64)?;
+                arg::CTR_COUNT.set(buf, count as u64)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_modify_qp(buf: &[u8], qpn: u32) -> Result<ModifyQp, CmdError> {
+    let state = QpState::from_u8(get(&arg::QP_STATE, buf)? as u8)
+        .ok_or(bad(Status::BadParam, &arg::QP_STATE))?;
+    let ver = get(&arg::IP_VERSION, buf)?;
+    let rqpn = get(&arg::REMOTE_QPN, buf)?;
+    let mac_b = arg::REMOTE_MAC
+        .bytes(buf)
+        .map_err(|_| bad(Status::Internal, &arg::REMOTE_MAC))?;
+    let ip_b = arg::REMOTE_IP
+        .bytes(buf)
+        .map_err(|_| bad(Status::Internal, &arg::REMOTE_IP))?;
+    let mut mac = [0u8; 6];
+    mac.copy_from_slice(mac_b);
+    let mut ip16 = [0u8; 16];
+    ip16.copy_from_slice(ip_b);
+    if state != QpState::Ready {
+        // The remote fields mean nothing outside READY and must be zero.
+        check(ver == 0, &arg::IP_VERSION)?;
+        check(rqpn == 0, &arg::REMOTE_QPN)?;
+        check(mac == [0; 6], &arg::REMOTE_MAC)?;
+        check(ip16 == [0; 16], &arg::REMOTE_IP)?;
+        return Ok(ModifyQp {
+            qpn,
+            state,
+            remote: None,
+        });
+    }
+    check(rqpn != 0 && rqpn < 1 << 24, &arg::REMOTE_QPN)?;
+    let ip = match ver {
+        4 => {
+            check(ip16[4..] == [0; 12], &arg::REMOTE_IP)?;
+            IpAddr::V4(Ipv4Addr::new(ip16[0], ip16[1], ip16[2], ip16[3]))
+        }
+        6 => IpAddr::V6(Ipv6Addr::from(ip16)),
+        _ => return Err(bad(Status::BadParam, &arg::IP_VERSION)),
+    };
+    Ok(ModifyQp {
+        qpn,
+        state,
+        remote: Some(Remote {
+            qpn: rqpn as u32,
+            mac,
+            ip,
+        }),
+    })
+}
+
+/// QUERY_DEVICE response data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeviceInfo {
+    /// Firmware version, `major << 16 | minor`.
+    pub fw_version: u32,
+    /// QPs that can still be created.
+    pub free_qps: u32,
+    /// CQs that can still be created.
+    pub free_cqs: u32,
+    /// MR slots free.
+    pub free_mrs: u32,
+    /// Connection contexts free.
+    pub free_conns: u32,
+}
+
+/// The data of a successful response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseData {
+    /// No data (MODIFY_*, DESTROY_*, and every error response).
+    None,
+    /// QUERY_DEVICE.
+    Device(DeviceInfo),
+    /// CREATE_CQ: the new CQ number.
+    Cq(u32),
+    /// CREATE_QP: the new QP number.
+    Qp(u32),
+    /// CREATE_MR: the keys.
+    Mr {
+        /// Local key.
+        lkey: u32,
+        /// Remote key.
+        rkey: u32,
+    },
+    /// READ_COUNTERS: `count` values (the rest 0).
+    Counters {
+        /// Values returned.
+        count: u8,
+        /// The values.
+        values: [u64; MAX_COUNTERS_PER_READ as usize],
+    },
+}
+
+/// A mailbox response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Response {
+    /// Tag of the request.
+    pub tag: u16,
+    /// Status.
+    pub status: Status,
+    /// Byte offset of the first invalid request field, if the status names one.
+    pub bad_offset: Option<u16>,
+    /// Data (only with [`Status::Ok`]).
+    pub data: ResponseData,
+}
+
+impl Response {
+    /// The response to a refused request.
+    pub fn error(tag: u16, e: CmdError) -> Response {
+        Response {
+            tag,
+            status: e.status,
+            bad_offset: Some(e.offset),
+            data: ResponseData::None,
+        }
+    }
+
+    fn data_matches(&self, op: Opcode) -> bool {
+        matches!(
+            (op, &self.data),
+            (Opcode::QueryDevice, ResponseData::Device(_))
+                | (Opcode::CreateCq, ResponseData::Cq(_))
+                | (Opcode::CreateQp, ResponseData::Qp(_))
+                | (Opcode::CreateMr, ResponseData::Mr { .. })
+                | (Opcode::ReadCounters, ResponseData::Counters { .. })
+                | (
+                    Opcode::ModifyCq
+                        | Opcode::DestroyCq
+                        | Opcode::ModifyQp
+                        | Opcode::DestroyQp
+                        | Opcode::ModifyMr
+                        | Opcode::DestroyMr,
+                    ResponseData::None
+                )
+        )
+    }
+
+    /// Encodes the response to a request with opcode `op`. The data must be the kind `op` returns (or `None`
+    /// with an error status).
+    pub fn emit(&self, op: Opcode, buf: &mut [u8; CMD_BYTES]) -> Result<(), Error> {
+        let ok = self.status == Status::Ok;
+        if (ok && !self.data_matches(op)) || (!ok && self.data != ResponseData::None) {
+            return Err(Error::Invalid { field: "data" });
+        }
+        if self.bad_offset == Some(0xFFFF) {
+            return Err(Error::Invalid {
+                field: hdr::BAD_OFFSET.name,
+            });
+        }
+        response_layout(op).clear(buf)?;
+        hdr::STATUS.set(buf, self.status as u64)?;
+        hdr::VERSION.set(buf, CMD_VERSION as u64)?;
+        hdr::TAG.set(buf, self.tag as u64)?;
+        hdr::BAD_OFFSET.set(buf, self.bad_offset.unwrap_or(0xFFFF) as u64)?;
+        match self.data {
+            ResponseData::None => {}
+            ResponseData::Device(d) => {
+                arg::FW_VERSION.set(buf, d.fw_version as u64)?;
+                arg::FREE_QPS.set(buf, d.free_qps as u64)?;
+                arg::FREE_CQS.set(buf, d.free_cqs as u64)?;
+                arg::FREE_MRS.set(buf, d.free_mrs as u64)?;
+                arg::FREE_CONNS.set(buf, d.free_conns as u64)?;
+            }
+            ResponseData::Cq(n) => arg::CQN.set(buf, n as u64)?,
+            ResponseData::Qp(n) => arg::QPN.set(buf, n as u64)?,
+            ResponseData::Mr { lkey, rkey } => {
+                arg::LKEY.set(buf, lkey as u64)?;
+                arg::RKEY.set(buf, rkey as u64)?;
+            }
+            ResponseData::Counters { count, values } => {
+                if !(1..=MAX_COUNTERS_PER_READ).contains(&count) {
+                    return Err(Error::Invalid {
+                        field: arg::CTR_COUNT.name,
+                    });
+                }
+                for (i, (f, v)) in arg::VALUES.iter().zip(values).enumerate() {
+                    if i >= count as usize && v != 0 {
+                        return Err(Error::Invalid { field: f.name });
+                    }
+                    f.set(buf, v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the response to a request with opcode `op` that asked for `count` counters (READ_COUNTERS; else
+    /// ignored). Unknown status, wrong version, reserved bits set, or data in an error response are errors.
+    pub fn parse(buf: &[u8; CMD_BYTES], op: Opcode, count: u8) -> Result<Response, Error> {
+        if hdr::VERSION.get(buf)? != CMD_VERSION as u64 {
+            return Err(Error::Invalid {
+                field: hdr::VERSION.name,
+            });
+        }
+        let status = Status::from_u8(hdr::STATUS.get(buf)? as u8).ok_or(Error::Invalid {
+            field: hdr::STATUS.name,
+        })?;
+        let layout = if status == Status::Ok {
+            response_layout(op)
+        } else {
+            &RESPONSES[index(Opcode::DestroyQp)] // header only
+        };
+        layout.check_reserved(buf)?;
+        let off = hdr::BAD_OFFSET.get(buf)? as u16;
+        let data = if status != Status::Ok {
+            ResponseData::None
+        } else {
+            match op {
+                Opcode::QueryDevice => ResponseData::Device(DeviceInfo {
+                    fw_version: arg::FW_VERSION.get(buf)? as u32,
+                    free_qps: arg::FREE_QPS.get(buf)? as u32,
+                    free_cqs: arg::FREE_CQS.get(buf)? as u32,
+                    free_mrs: arg::FREE_MRS.get(buf)? as u32,
+                    free_conns: arg::FREE_CONNS.get(buf)? as u32,
+                }),
+                Opcode::CreateCq => ResponseData::Cq(arg::CQN.get(buf)? as u32),
+                Opcode::CreateQp => ResponseData::Qp(arg::QPN.get(buf)? as u32),
+                Opcode::CreateMr => ResponseData::Mr {
+                    lkey: arg::LKEY.get(buf)? as u32,
+                    rkey: arg::RKEY.get(buf)? as u32,
+                },
+                Opcode::ReadCounters => {
+                    if !(1..=MAX_COUNTERS_PER_READ).contains(&count) {
+                        return Err(Error::Invalid {
+                            field: arg::CTR_COUNT.name,
+                        });
+                    }
+                    let mut values = [0u64; MAX_COUNTERS_PER_READ as usize];
+                    for (i, (v, f)) in values.iter_mut().zip(arg::VALUES.iter()).enumerate() {
+                        *v = f.get(buf)?;
+                        if i >= count as usize && *v != 0 {
+                            return Err(Error::Invalid { field: f.name });
+                        }
+                    }
+                    ResponseData::Counters { count, values }
+                }
+                _ => ResponseData::None,
+            }
+        };
+        Ok(Response {
+            tag: hdr::TAG.get(buf)? as u16,
+            status,
+            bad_offset: (off != 0xFFFF).then_some(off),
+            data,
+        })
+    }
+}

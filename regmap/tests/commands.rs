@@ -1,0 +1,256 @@
+//! Mailbox command validation: every refused request gets a clear status and the offset of the bad field.
+
+use metaroce_regmap::caps::CapsRepr;
+use metaroce_regmap::command::*;
+use metaroce_regmap::context::mr::MrAccess;
+use metaroce_regmap::mailbox::{ctrl_go, decode_ctrl};
+use std::net::{IpAddr, Ipv4Addr};
+
+fn emit(command: Command) -> [u8; CMD_BYTES] {
+    let mut b = [0u8; CMD_BYTES];
+    Request { tag: 0x77, command }.emit(&mut b).unwrap();
+    b
+}
+
+fn status(b: &[u8; CMD_BYTES]) -> (Status, u16) {
+    let e = Request::parse(b, &CapsRepr::REFERENCE.limits()).unwrap_err();
+    assert_ne!(e.status, Status::Ok);
+    (e.status, e.offset)
+}
+
+fn cq() -> CreateCq {
+    CreateCq {
+        ring_addr: 0x10_0000,
+        log_size: 10,
+        msix_vector: 3,
+        moderation: Moderation::default(),
+    }
+}
+
+#[test]
+fn header_checks() {
+    let mut b = emit(Command::QueryDevice);
+    b[1] = 2;
+    assert_eq!(status(&b), (Status::BadVersion, 1));
+    let mut b = emit(Command::QueryDevice);
+    b[0] = 0x7F;
+    assert_eq!(status(&b), (Status::BadOpcode, 0));
+    let mut b = emit(Command::QueryDevice);
+    b[5] = 1;
+    assert_eq!(status(&b), (Status::BadReserved, 5));
+    let mut b = emit(Command::DestroyQp { qpn: 5 });
+    b[63] = 0x80;
+    assert_eq!(status(&b), (Status::BadReserved, 63));
+}
+
+#[test]
+fn cq_and_qp_ranges() {
+    let off = |f: &metaroce_regmap::Field| f.byte as u16;
+    let cases: Vec<(Command, (Status, u16))> = vec![
+        (
+            Command::CreateCq(CreateCq {
+                ring_addr: 0x1_0800,
+                ..cq()
+            }),
+            (Status::BadParam, off(&arg::CQ_RING)),
+        ),
+        (
+            Command::CreateCq(CreateCq {
+                ring_addr: 0,
+                ..cq()
+            }),
+            (Status::BadParam, off(&arg::CQ_RING)),
+        ),
+        (
+            Command::CreateCq(CreateCq {
+                log_size: 0,
+                ..cq()
+            }),
+            (Status::BadParam, off(&arg::CQ_LOG)),
+        ),
+        (
+            Command::CreateCq(CreateCq {
+                log_size: 16,
+                ..cq()
+            }),
+            (Status::BadParam, off(&arg::CQ_LOG)),
+        ),
+        (
+            Command::CreateCq(CreateCq {
+                msix_vector: 64,
+                ..cq()
+            }),
+            (Status::BadParam, off(&arg::CQ_VECTOR)),
+        ),
+        (
+            Command::DestroyCq { cqn: 16384 },
+            (Status::BadParam, off(&arg::CQN)),
+        ),
+        (
+            Command::DestroyQp { qpn: 0 },
+            (Status::BadParam, off(&arg::QPN)),
+        ),
+        (
+            Command::DestroyQp { qpn: 16384 },
+            (Status::BadParam, off(&arg::QPN)),
+        ),
+        (
+            Command::CreateQp(CreateQp {
+                sq_addr: 0x1000,
+                rq_addr: 0x2000,
+                send_cqn: 1,
+                recv_cqn: 99999,
+                sq_log: 4,
+                rq_log: 4,
+            }),
+            (Status::BadParam, off(&arg::RECV_CQN)),
+        ),
+        (
+            Command::CreateQp(CreateQp {
+                sq_addr: 0x1000,
+                rq_addr: 0x2000,
+                send_cqn: 1,
+                recv_cqn: 1,
+                sq_log: 4,
+                rq_log: 20,
+            }),
+            (Status::BadParam, off(&arg::RQ_LOG)),
+        ),
+        (
+            Command::ReadCounters { first: 0, count: 0 },
+            (Status::BadParam, off(&arg::CTR_COUNT)),
+        ),
+        (
+            Command::ReadCounters { first: 0, count: 8 },
+            (Status::BadParam, off(&arg::CTR_COUNT)),
+        ),
+        (
+            Command::ReadCounters {
+                first: metaroce_regmap::counters::COUNT - 2,
+                count: 3,
+            },
+            (Status::BadParam, off(&arg::CTR_FIRST)),
+        ),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(status(&emit(cmd)), want, "{cmd:?}");
+    }
+}
+
+/// MR-SEM-3, MR-SEM-4: zero length, overflow, undefined access bits, REMOTE_WRITE without LOCAL_WRITE.
+#[test]
+fn mr_sem_3_create_mr_checks() {
+    let ok = CreateMr {
+        addr: 0x1000,
+        length: 0x1000,
+        access: MrAccess(7),
+    };
+    assert!(Request::parse(&emit(Command::CreateMr(ok)), &CapsRepr::REFERENCE.limits()).is_ok());
+    let len = arg::MR_LENGTH.byte as u16;
+    let acc = arg::MR_ACCESS.byte as u16;
+    assert_eq!(
+        status(&emit(Command::CreateMr(CreateMr { length: 0, ..ok }))),
+        (Status::BadParam, len)
+    );
+    assert_eq!(
+        status(&emit(Command::CreateMr(CreateMr {
+            addr: u64::MAX - 10,
+            ..ok
+        }))),
+        (Status::BadParam, len)
+    );
+    assert_eq!(
+        status(&emit(Command::CreateMr(CreateMr {
+            access: MrAccess(0x10),
+            ..ok
+        }))),
+        (Status::BadParam, acc)
+    );
+    assert_eq!(
+        status(&emit(Command::CreateMr(CreateMr {
+            access: MrAccess::REMOTE_WRITE,
+            ..ok
+        }))),
+        (Status::BadParam, acc)
+    );
+    // A key whose slot is beyond MAX_MRS.
+    assert_eq!(
+        status(&emit(Command::DestroyMr { lkey: 65536 << 8 })),
+        (Status::BadParam, arg::LKEY.byte as u16)
+    );
+}
+
+/// MR-CONN-39: MODIFY_QP carries the remote QP exactly when the target is READY.
+#[test]
+fn mr_conn_39_modify_qp_checks() {
+    let remote = Remote {
+        qpn: 0x11,
+        mac: [2, 0, 0, 0, 0, 1],
+        ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+    };
+    let ready = ModifyQp {
+        qpn: 5,
+        state: QpState::Ready,
+        remote: Some(remote),
+    };
+    let b = emit(Command::ModifyQp(ready));
+    assert_eq!(
+        Request::parse(&b, &CapsRepr::REFERENCE.limits()).map(|r| r.command),
+        Ok(Command::ModifyQp(ready))
+    );
+    // IPv4 with bytes beyond the first four.
+    let mut t = b;
+    t[arg::REMOTE_IP.byte as usize + 5] = 1;
+    assert_eq!(status(&t), (Status::BadParam, arg::REMOTE_IP.byte as u16));
+    // READY without a remote QP.
+    let mut t = b;
+    t[arg::REMOTE_QPN.byte as usize] = 0;
+    assert_eq!(status(&t), (Status::BadParam, arg::REMOTE_QPN.byte as u16));
+    // Unknown IP version.
+    let mut t = b;
+    t[arg::IP_VERSION.byte as usize] = 5;
+    assert_eq!(status(&t), (Status::BadParam, arg::IP_VERSION.byte as u16));
+    // Remote fields with another target state.
+    let mut t = b;
+    t[arg::QP_STATE.byte as usize] = QpState::Error as u8;
+    assert_eq!(status(&t), (Status::BadParam, arg::IP_VERSION.byte as u16));
+    // Unknown state.
+    let mut t = emit(Command::ModifyQp(ModifyQp {
+        qpn: 5,
+        state: QpState::Error,
+        remote: None,
+    }));
+    t[arg::QP_STATE.byte as usize] = 4;
+    assert_eq!(status(&t), (Status::BadParam, arg::QP_STATE.byte as u16));
+    // Transition rule of Table 7.10.
+    assert!(QpState::Init.modify_allowed(QpState::Ready));
+    assert!(QpState::Ready.modify_allowed(QpState::Error));
+    assert!(QpState::Error.modify_allowed(QpState::Reset));
+    assert!(!QpState::Error.modify_allowed(QpState::Ready));
+    assert!(!QpState::Reset.modify_allowed(QpState::Ready));
+    assert!(!QpState::Ready.modify_allowed(QpState::Init));
+}
+
+#[test]
+fn error_response_carries_status_and_offset() {
+    let mut b = emit(Command::DestroyCq { cqn: 1 << 20 });
+    let e = Request::parse(&b, &CapsRepr::REFERENCE.limits()).unwrap_err();
+    assert!(e.to_string().contains("BAD_PARAM"), "{e}");
+    let r = Response::error(0x77, e);
+    r.emit(Opcode::DestroyCq, &mut b).unwrap();
+    assert_eq!(b[0], Status::BadParam as u8);
+    assert_eq!(Response::parse(&b, Opcode::DestroyCq, 0), Ok(r));
+    // An error response cannot carry data.
+    let bad = Response {
+        data: ResponseData::Cq(1),
+        ..r
+    };
+    assert!(bad.emit(Opcode::CreateCq, &mut b).is_err());
+}
+
+#[test]
+fn mailbox_ctrl_word() {
+    assert_eq!(decode_ctrl(ctrl_go(0xBEEF)), Ok(Some(0xBEEF)));
+    assert_eq!(decode_ctrl(0), Ok(None));
+    assert!(decode_ctrl(0x2).is_err());
+}
