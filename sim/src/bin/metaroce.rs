@@ -1,0 +1,579 @@
+//! `metaroce`: run, sweep and check fabric-simulator scenarios.
+//!
+//! ```text
+//! metaroce run [SCENARIO] [--hosts N --transport rocev2 --workload all-to-all --bytes 262144 ...]
+//! metaroce sweep SCENARIO --set transport.kind=metaroce,rocev2 --set faults.0.ppm=0,100 \
+//!     --plot completion_ratio --x faults.0.ppm --group transport.kind --out out/sweep
+//! metaroce validate SCENARIO
+//! ```
+//! Flags override the scenario file; without a file, flags alone define the run on top of a small default
+//! scenario (16 hosts on a 2-leaf, 8-spine 400G leaf-spine, a 1 MiB permutation). Bad input exits with
+//! status 2 and a `file:line: field: reason` message; a run whose received data was corrupted exits with 3.
+
+use clap::{Args, Parser, Subcommand};
+use metaroce_sim::output::progress::{ProgressBar, ProgressMode};
+use metaroce_sim::scenario::{self, Scenario, ScenarioError};
+use metaroce_sim::{output, sweep};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "metaroce", version, about = "MetaRoCE fabric simulator")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one scenario (a file, flags, or both: flags override the file).
+    Run(Box<RunArgs>),
+    /// Run a scenario over a grid of overrides; write one CSV row per run and a plot.
+    Sweep(SweepArgs),
+    /// Run the experiments of docs/evaluation.md and rewrite their tables, CSV files and plots.
+    Eval(EvalArgs),
+    /// Check a scenario file without running it.
+    Validate {
+        /// The scenario file.
+        scenario: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Scenario file (TOML); without it the flags define the run.
+    scenario: Option<PathBuf>,
+    /// Topology kind: leaf-spine, fat-tree or multi-dc (replaces the file's `[topology]` table).
+    #[arg(long)]
+    topology: Option<String>,
+    /// Total hosts (leaf-spine: hosts per leaf = hosts / leaves; fat-tree: k^3/4 = hosts).
+    #[arg(long)]
+    hosts: Option<u32>,
+    /// Leaf switches.
+    #[arg(long)]
+    leaves: Option<u32>,
+    /// Spine switches.
+    #[arg(long)]
+    spines: Option<u32>,
+    /// Fat-tree radix.
+    #[arg(long)]
+    k: Option<u32>,
+    /// Rate of every tier, Gbit/s.
+    #[arg(long)]
+    rate_gbps: Option<f64>,
+    /// Transport: metaroce or rocev2.
+    #[arg(long)]
+    transport: Option<String>,
+    /// Congestion control: nscc, dcqcn or fixed.
+    #[arg(long)]
+    cc: Option<String>,
+    /// Workload kind (replaces the file's `[workload]` table): permutation, all-to-all, ring-allreduce, incast.
+    #[arg(long)]
+    workload: Option<String>,
+    /// Bytes per flow (ring-allreduce: buffer size); 1 MiB when --workload is given without it.
+    #[arg(long)]
+    bytes: Option<u64>,
+    /// Incast senders.
+    #[arg(long)]
+    senders: Option<u32>,
+    /// Random loss on every link, parts per million (adds a fault).
+    #[arg(long)]
+    loss_ppm: Option<u32>,
+    /// Seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Stop at this simulated time, ns.
+    #[arg(long)]
+    stop_at_ns: Option<u64>,
+    /// Carry and check real payload bytes.
+    #[arg(long)]
+    verify_data: bool,
+    /// Write the JSON summary here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Include every flow in the JSON file.
+    #[arg(long)]
+    json_flows: bool,
+    /// Write CSV files with this prefix.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write SVG plots with this prefix.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write a pcap of the --pcap-pair flows here.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Host pair to capture, SRC:DST (repeatable).
+    #[arg(long, value_name = "SRC:DST")]
+    pcap_pair: Vec<String>,
+    /// Any scenario key, PATH=VALUE (repeatable; applied after the other flags).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// No table and no progress line.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Draw the progress line even when stderr is not a terminal.
+    #[arg(long)]
+    progress: bool,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// Experiments to run, by id or number (default: all).
+    experiments: Vec<String>,
+    /// Small sizes that run in seconds; the document is left alone and files go to target/eval-quick.
+    #[arg(long)]
+    quick: bool,
+    /// Directory of the experiments' scenario files.
+    #[arg(long, default_value = "sim/scenarios/eval")]
+    scenarios: PathBuf,
+    /// Where the CSV files and plots go (default docs/eval, or target/eval-quick with --quick).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The evaluation document whose marked blocks are rewritten (not with --quick).
+    #[arg(long, default_value = "docs/evaluation.md")]
+    doc: PathBuf,
+    /// No progress line.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Scenario file (TOML).
+    scenario: PathBuf,
+    /// A swept parameter, PATH=V1,V2,... (repeatable; the grid is every combination).
+    #[arg(long = "set", value_name = "PATH=V1,V2", required = true)]
+    set: Vec<String>,
+    /// Summary figure to plot (e.g. completion_ns, completion_ratio, fct.collective.p99_ns).
+    #[arg(long, default_value = "completion_ratio")]
+    plot: String,
+    /// Parameter on the x axis (default: the first --set).
+    #[arg(long)]
+    x: Option<String>,
+    /// Parameter whose values make separate lines (default: the second --set, if any).
+    #[arg(long)]
+    group: Option<String>,
+    /// Output directory (sweep.csv, sweep.svg).
+    #[arg(long, default_value = "sweep-out")]
+    out: PathBuf,
+    /// No per-run lines and no progress line.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+const DEFAULT_SCENARIO: &str = r#"
+[topology]
+kind = "leaf-spine"
+leaves = 2
+hosts_per_leaf = 8
+spines = 8
+host = { rate_gbps = 400, latency_ns = 500 }
+fabric = { rate_gbps = 400, latency_ns = 500 }
+[workload]
+kind = "permutation"
+bytes = 1048576
+"#;
+
+fn default_topology(kind: &str) -> &'static str {
+    match kind {
+        "fat-tree" => {
+            r#"{ kind = "fat-tree", k = 4, host = { rate_gbps = 400, latency_ns = 500 }, fabric = { rate_gbps = 400, latency_ns = 500 }, core = { rate_gbps = 400, latency_ns = 500 } }"#
+        }
+        "multi-dc" => {
+            r#"{ kind = "multi-dc", dcs = 2, leaves = 2, hosts_per_leaf = 4, spines = 2, borders = 2, host = { rate_gbps = 400, latency_ns = 500 }, fabric = { rate_gbps = 400, latency_ns = 500 }, long_haul = { rate_gbps = 400, latency_ns = 1000000 } }"#
+        }
+        _ => {
+            r#"{ kind = "leaf-spine", leaves = 2, hosts_per_leaf = 8, spines = 8, host = { rate_gbps = 400, latency_ns = 500 }, fabric = { rate_gbps = 400, latency_ns = 500 } }"#
+        }
+    }
+}
+
+fn bad(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+/// The flags as scenario overrides, in order.
+fn overrides(a: &RunArgs, text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut o: Vec<(String, String)> = Vec::new();
+    let mut set = |p: &str, v: String| o.push((p.to_string(), v));
+    let doc: toml::Table = text.parse().unwrap_or_default();
+    let topo_kind = a.topology.clone().or_else(|| {
+        doc.get("topology")
+            .and_then(|t| t.get("kind"))
+            .and_then(|k| k.as_str())
+            .map(str::to_string)
+    });
+    if let Some(kind) = &a.topology {
+        set("topology", default_topology(kind).to_string());
+        set("topology.kind", format!("{kind:?}"));
+    }
+    if let Some(k) = a.k {
+        set("topology.k", k.to_string());
+    }
+    if let Some(l) = a.leaves {
+        set("topology.leaves", l.to_string());
+    }
+    if let Some(s) = a.spines {
+        set("topology.spines", s.to_string());
+    }
+    if let Some(h) = a.hosts {
+        set("topology.hosts", h.to_string());
+    }
+    if let Some(r) = a.rate_gbps {
+        let mut tiers = vec!["host", "fabric"];
+        match topo_kind.as_deref() {
+            Some("fat-tree") => tiers.push("core"),
+            Some("multi-dc") => tiers.push("long_haul"),
+            _ => {}
+        }
+        for t in tiers {
+            o.push((format!("topology.{t}.rate_gbps"), r.to_string()));
+        }
+    }
+    let mut set = |p: &str, v: String| o.push((p.to_string(), v));
+    if let Some(t) = &a.transport {
+        set("transport.kind", format!("{t:?}"));
+    }
+    if let Some(c) = &a.cc {
+        set("transport.cc", format!("{c:?}"));
+    }
+    if let Some(w) = &a.workload {
+        set("workload", format!("{{ kind = {w:?} }}"));
+        if a.bytes.is_none() && w != "uniform-random" && w != "inference" {
+            set("workload.bytes", "1048576".into());
+        }
+    }
+    if let Some(b) = a.bytes {
+        set("workload.bytes", b.to_string());
+    }
+    if let Some(s) = a.senders {
+        set("workload.senders", s.to_string());
+    }
+    if let Some(ppm) = a.loss_ppm {
+        let n = doc
+            .get("faults")
+            .and_then(|f| f.as_array())
+            .map_or(0, |f| f.len());
+        set(
+            &format!("faults.{n}"),
+            format!("{{ kind = \"loss\", links = \"all\", ppm = {ppm} }}"),
+        );
+    }
+    if let Some(s) = a.seed {
+        set("seed", s.to_string());
+    }
+    if let Some(s) = a.stop_at_ns {
+        set("stop_at_ns", s.to_string());
+    }
+    if a.verify_data {
+        set("verify_data", "true".into());
+    }
+    if let Some(p) = &a.json {
+        set("output.json", format!("{:?}", p.display().to_string()));
+    }
+    if a.json_flows {
+        set("output.json_flows", "true".into());
+    }
+    if let Some(p) = &a.csv {
+        set("output.csv", format!("{:?}", p.display().to_string()));
+    }
+    if let Some(p) = &a.svg {
+        set("output.svg", format!("{:?}", p.display().to_string()));
+    }
+    if let Some(p) = &a.pcap {
+        set("output.pcap.path", format!("{:?}", p.display().to_string()));
+    }
+    if !a.pcap_pair.is_empty() {
+        let mut pairs = Vec::new();
+        for pp in &a.pcap_pair {
+            let (s, d) = pp
+                .split_once(':')
+                .and_then(|(s, d)| {
+                    Some((s.trim().parse::<u32>().ok()?, d.trim().parse::<u32>().ok()?))
+                })
+                .ok_or_else(|| format!("--pcap-pair {pp}: expected SRC:DST host ids"))?;
+            pairs.push(format!("[{s}, {d}]"));
+        }
+        set("output.pcap.pairs", format!("[{}]", pairs.join(", ")));
+    }
+    for s in &a.set {
+        let (p, v) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--set {s}: expected PATH=VALUE"))?;
+        set(p.trim(), v.trim().to_string());
+    }
+    Ok(o)
+}
+
+fn read(path: &PathBuf) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        origin: path.display().to_string(),
+        line: None,
+        field: "file".into(),
+        reason: format!("cannot read: {e}"),
+    })
+}
+
+fn run(a: RunArgs) -> ExitCode {
+    let (text, origin) = match &a.scenario {
+        Some(p) => match read(p) {
+            Ok(t) => (t, p.display().to_string()),
+            Err(e) => return bad(e),
+        },
+        None => (
+            DEFAULT_SCENARIO.to_string(),
+            "built-in defaults".to_string(),
+        ),
+    };
+    let o = match overrides(&a, &text) {
+        Ok(o) => o,
+        Err(e) => return bad(e),
+    };
+    let sc: Scenario = match scenario::parse_with(&text, &origin, &o) {
+        Ok(s) => s,
+        Err(e) => return bad(e),
+    };
+    let mode = if a.quiet {
+        ProgressMode::Never
+    } else if a.progress {
+        ProgressMode::Always
+    } else {
+        ProgressMode::Auto
+    };
+    let mut bar = ProgressBar::new(mode, sc.sim.stop_at_ns);
+    let res = sc.run(&mut |p| bar.update(p));
+    bar.finish();
+    let (results, summary) = match res {
+        Ok(r) => r,
+        Err(e) => return bad(format!("{origin}: {e}")),
+    };
+    if !a.quiet {
+        print!("{}", output::table::render(&summary));
+    }
+    match output::write_all(&sc.output, &results, &summary) {
+        Ok(paths) => {
+            if !a.quiet {
+                for p in paths {
+                    eprintln!("wrote {}", p.display());
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("error: writing output: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    if summary.data_errors > 0 {
+        eprintln!(
+            "error: {} payload bytes arrived corrupted",
+            summary.data_errors
+        );
+        return ExitCode::from(3);
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_sweep(a: SweepArgs) -> ExitCode {
+    let text = match read(&a.scenario) {
+        Ok(t) => t,
+        Err(e) => return bad(e),
+    };
+    let origin = a.scenario.display().to_string();
+    let mut params = Vec::new();
+    for s in &a.set {
+        match sweep::parse_set(s) {
+            Ok(p) => params.push(p),
+            Err(e) => return bad(format!("--set {e}")),
+        }
+    }
+    let x = a.x.clone().unwrap_or_else(|| params[0].path.clone());
+    let group = a
+        .group
+        .clone()
+        .or_else(|| params.get(1).map(|p| p.path.clone()));
+    for p in std::iter::once(&x).chain(group.as_ref()) {
+        if !params.iter().any(|q| &q.path == p) {
+            return bad(format!("{p}: not one of the --set parameters"));
+        }
+    }
+    let mode = if a.quiet {
+        ProgressMode::Never
+    } else {
+        ProgressMode::Auto
+    };
+    let mut bar = ProgressBar::new(mode, None);
+    let quiet = a.quiet;
+    let metric = a.plot.clone();
+    let runs = sweep::run(
+        &text,
+        &origin,
+        &params,
+        &mut |p| bar.update(p),
+        &mut |i, n, r| {
+            if !quiet {
+                let o: Vec<String> = r
+                    .overrides
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                let m = r
+                    .summary
+                    .metric(&metric)
+                    .map_or("-".to_string(), |v| format!("{v}"));
+                eprintln!(
+                    "\r\x1b[Krun {}/{n}: {} -> {metric} = {m}",
+                    i + 1,
+                    o.join(" ")
+                );
+            }
+        },
+    );
+    bar.finish();
+    let runs = match runs {
+        Ok(r) => r,
+        Err(e) => return bad(e),
+    };
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        eprintln!("error: {}: {e}", a.out.display());
+        return ExitCode::from(1);
+    }
+    let csv_path = a.out.join("sweep.csv");
+    let svg = match sweep::plot(&runs, &a.plot, &x, group.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return bad(e),
+    };
+    let svg_path = a.out.join("sweep.svg");
+    if let Err(e) =
+        std::fs::write(&csv_path, sweep::csv(&runs)).and_then(|_| std::fs::write(&svg_path, svg))
+    {
+        eprintln!("error: writing output: {e}");
+        return ExitCode::from(1);
+    }
+    if !a.quiet {
+        eprintln!("wrote {} and {}", csv_path.display(), svg_path.display());
+    }
+    ExitCode::SUCCESS
+}
+
+fn validate(path: PathBuf) -> ExitCode {
+    match scenario::load(&path) {
+        Ok(sc) => {
+            let topo = match metaroce_sim::topology::Topology::build(&sc.sim.topology) {
+                Ok(t) => t,
+                Err(e) => return bad(e),
+            };
+            println!(
+                "{}: ok: {} hosts, workload {}, {} background, ideal {}",
+                path.display(),
+                topo.hosts(),
+                sc.workload.kind(),
+                sc.background.len(),
+                output::table::fmt_ns(sc.workload.ideal_ns(&topo, &sc.sim))
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => bad(e),
+    }
+}
+
+fn run_eval(a: EvalArgs) -> ExitCode {
+    use metaroce_sim::eval::{self, Scale};
+    let mut chosen = Vec::new();
+    for name in &a.experiments {
+        match eval::find(name) {
+            Some(e) => chosen.push(e),
+            None => {
+                let ids: Vec<&str> = eval::EXPERIMENTS.iter().map(|e| e.id).collect();
+                return bad(format!(
+                    "{name}: no such experiment (one of {})",
+                    ids.join(", ")
+                ));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        chosen.extend(eval::EXPERIMENTS.iter());
+    }
+    let scale = if a.quick { Scale::Quick } else { Scale::Full };
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from(if a.quick {
+            "target/eval-quick"
+        } else {
+            "docs/eval"
+        })
+    });
+    let mode = if a.quiet {
+        ProgressMode::Never
+    } else {
+        ProgressMode::Auto
+    };
+    for exp in chosen {
+        let mut bar = ProgressBar::new(mode, None);
+        let quiet = a.quiet;
+        let runs = eval::run(
+            exp,
+            &a.scenarios,
+            scale,
+            &mut |i, n, label| {
+                if !quiet {
+                    eprintln!(
+                        "\r\x1b[Kexperiment {} ({}), run {}/{n}: {label}",
+                        exp.number,
+                        exp.id,
+                        i + 1
+                    );
+                }
+            },
+            &mut |p| bar.update(p),
+        );
+        bar.finish();
+        let runs = match runs {
+            Ok(r) => r,
+            Err(e) => return bad(e),
+        };
+        if runs.iter().any(|r| r.summary.data_errors > 0) {
+            eprintln!("experiment {}: delivered data was corrupted", exp.id);
+            return ExitCode::from(3);
+        }
+        let report = (exp.report)(&runs);
+        println!("## {}. {}\n\n{}", exp.number, exp.title, report.markdown);
+        match eval::write_files(exp, &report, &out) {
+            Ok(files) => {
+                for f in files {
+                    eprintln!("wrote {}", f.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", out.display());
+                return ExitCode::from(1);
+            }
+        }
+        if !a.quick {
+            let body = match std::fs::read_to_string(&a.doc)
+                .map_err(|e| format!("{}: {e}", a.doc.display()))
+                .and_then(|doc| eval::splice(&doc, exp.id, &report.markdown))
+            {
+                Ok(b) => b,
+                Err(e) => return bad(e),
+            };
+            if let Err(e) = std::fs::write(&a.doc, body) {
+                eprintln!("{}: {e}", a.doc.display());
+                return ExitCode::from(1);
+            }
+            eprintln!("updated {}", a.doc.display());
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run(a) => run(*a),
+        Cmd::Sweep(a) => run_sweep(a),
+        Cmd::Eval(a) => run_eval(a),
+        Cmd::Validate { scenario } => validate(scenario),
+    }
+}
