@@ -210,14 +210,15 @@ fn mr_path_link_down_up_seed_185046169265806() {
     run(&link_down_up(seed)).assert_ok("link_down_up");
 }
 
-/// MR-PATH-16 (aim: re-path around a failed link within 2 RTTs): path 2 of 8 fails 20 µs into a long
-/// transfer and stays down. Measures how long after the failure the sender still puts frames on the dead path
-/// (each such frame is lost; a recycled entropy value can land on the dead path again by chance, 1 in 8).
-/// Over 1000 seeds the last frame on the dead path came at p50 1.1, p99 3.7 and max 6.1 base RTTs after the
-/// failure; the bound checked is 8 base RTTs (a sender that does not re-path keeps hitting it until the end).
+/// MR-PATH-16, MR-PATH-3, MR-PATH-18: path 2 of 8 fails 20 µs into a long transfer and stays down. A sender that
+/// does not re-path keeps putting one frame in eight on the dead path until the end; a re-pathing sender recycles
+/// each entry that lost a frame there and reuses entries whose frames came back, so only exploration with fresh
+/// entropy values (frozen for 4 srtt after each loss) finds the dead path again, one draw in eight. Checked: the
+/// frames lost on the dead path are at most 4% of the data frames sent (12.5% without re-pathing). Over 200 seeds
+/// the share was p50 0.8%, p99 2.1%, max 2.8%.
 #[test]
 fn mr_path_repath_after_failure() {
-    // Some seeds put no entropy value on path 2 at all ((7/8)^16 = 12%): count hits over all seeds.
+    // Some seeds put no entropy value on path 2 at all: count hits over all seeds.
     let hits = std::cell::Cell::new(0u64);
     run_seeds("repath", 6, |seed| {
         let fail_at = 20_000;
@@ -233,19 +234,20 @@ fn mr_path_repath_after_failure() {
         cfg.workload.messages = 64;
         let out = run(&cfg);
         let l = out.links.0;
-        let rtt = cfg.base_rtt_ns;
+        let sent = out.stats.0.tx_data_packets.max(1);
         let last = l.last_down_drop_ns.saturating_sub(fail_at);
         println!(
-            "repath: seed {seed}: {} frames lost on the dead path, last one {} ns after the failure ({} base RTTs of {} ns)",
+            "repath: seed {seed}: {} of {sent} data frames lost on the dead path ({:.2}%), last one {} base RTTs \
+             after the failure",
             l.dropped_down,
-            last,
-            last / rtt,
-            rtt
+            l.dropped_down as f64 * 100.0 / sent as f64,
+            last / cfg.base_rtt_ns
         );
         hits.set(hits.get() + l.dropped_down);
         assert!(
-            last <= 8 * rtt,
-            "sender still used the dead path {last} ns after the failure (base RTT {rtt} ns)"
+            l.dropped_down * 100 <= sent * 4,
+            "{} of {sent} data frames lost on the dead path: the sender does not re-path",
+            l.dropped_down
         );
         out
     });

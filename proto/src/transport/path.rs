@@ -1,10 +1,14 @@
 //! Multipath spraying over a set of entropy values (MR-PATH-*).
 //!
-//! Each connection owns `paths` entries `{ev, counters}`. Packets are sprayed round-robin over the entries; an
-//! entry whose packet came back with ECE, was trimmed, or was declared lost is *recycled*: its EV is replaced by
-//! a fresh one from a seeded PRNG (REPS-style), so a bad path is left within the RTT that revealed it. The UDP
-//! source port of a packet is `0xC000 | (ev & 0x3FFF)` (MR-ENC-17).
+//! Each connection owns `paths` entries `{ev, counters}`. An entry whose packet came back acknowledged without
+//! ECE joins a FIFO of ready entries, and each new packet reuses the oldest ready entry; with none ready, the next
+//! entry in round-robin order gets a fresh EV and explores a new path (MR-PATH-3, REPS-style). A path with more
+//! spare capacity returns its ACKs sooner and so carries more packets. An entry whose packet came back with ECE,
+//! was trimmed, or was declared lost is *recycled*: its EV is replaced by a fresh one from a seeded PRNG, so a bad
+//! path is left within the RTT that revealed it. The UDP source port of a packet is `0xC000 | (ev & 0x3FFF)`
+//! (MR-ENC-17).
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 /// A small, fast, seedable PRNG (SplitMix64). Deterministic across platforms.
@@ -66,7 +70,18 @@ pub struct PathSet {
     entries: Vec<PathEntry>,
     next: usize,
     rng: Prng,
+    /// Entries whose latest packet came back acknowledged without ECE, oldest first: reused before any other.
+    ready: VecDeque<u8>,
+    /// Per entry: queued in `ready`.
+    queued: Vec<bool>,
+    /// No exploration before this time (ns): set by a loss (MR-PATH-18).
+    frozen_until: u64,
+    /// How long a loss stops exploration, ns (`FREEZE_SRTTS * srtt`).
+    freeze_span: u64,
 }
+
+/// A declared loss stops exploration with fresh EVs for this many smoothed RTTs (MR-PATH-18).
+pub const FREEZE_SRTTS: u64 = 4;
 
 /// UDP source port carrying entropy value `ev` (MR-ENC-17).
 #[inline]
@@ -88,6 +103,10 @@ impl PathSet {
             entries: Vec::with_capacity(n),
             next: 0,
             rng: Prng::new(seed),
+            ready: VecDeque::with_capacity(n),
+            queued: alloc::vec![false; n],
+            frozen_until: 0,
+            freeze_span: 0,
         };
         for _ in 0..n {
             let ev = s.fresh_ev();
@@ -128,11 +147,24 @@ impl PathSet {
         &self.entries
     }
 
-    /// Picks the next entry round-robin; returns `(index, ev)`. `avoid` (an entry index) is skipped when the set
-    /// has more than one entry: retransmissions go out on a different EV (MR-REL-44, MR-PATH-10).
+    /// Picks the entry for the next packet; returns `(index, ev)` (MR-PATH-3). An entry whose latest packet was
+    /// acknowledged without ECE is reused first, oldest acknowledgement first; when none is, the next entry in
+    /// round-robin order gets a fresh EV (it explores a new path). `avoid` (an entry index) is skipped when the set
+    /// has more than one entry: retransmissions go out on a different EV (MR-REL-44, MR-PATH-10). While frozen by
+    /// a loss (MR-PATH-18) the round-robin entry keeps its EV instead of exploring.
     #[inline]
-    pub fn choose(&mut self, avoid: Option<u8>) -> (u8, u16) {
+    pub fn choose(&mut self, avoid: Option<u8>, now: u64) -> (u8, u16) {
         let n = self.entries.len();
+        while let Some(i) = self.ready.pop_front() {
+            if let Some(q) = self.queued.get_mut(i as usize) {
+                *q = false;
+            }
+            if (i as usize) < n && !(n > 1 && avoid == Some(i)) {
+                let e = &mut self.entries[i as usize];
+                e.sent = e.sent.wrapping_add(1);
+                return (i, e.ev);
+            }
+        }
         // `next` stays below `n`, so stepping wraps with a compare instead of a division.
         let step = |j: usize| if j + 1 >= n { 0 } else { j + 1 };
         let mut i = if self.next < n {
@@ -144,9 +176,34 @@ impl PathSet {
             i = step(i);
         }
         self.next = step(i);
+        if n > 1 && now >= self.frozen_until {
+            let fresh = self.fresh_ev();
+            self.entries[i].ev = fresh;
+        }
         let e = &mut self.entries[i];
         e.sent = e.sent.wrapping_add(1);
         (i as u8, e.ev)
+    }
+
+    /// Sets how long a loss freezes exploration from the current smoothed RTT (MR-PATH-18).
+    #[inline]
+    pub fn set_srtt(&mut self, srtt: u64) {
+        self.freeze_span = srtt.saturating_mul(FREEZE_SRTTS);
+    }
+
+    /// An ACK without ECE newly acknowledged a packet sent on entry `idx` with `ev`: if the entry still carries
+    /// `ev`, it joins the ready FIFO (MR-PATH-3).
+    #[inline]
+    pub fn on_clean_ack(&mut self, idx: u8, ev: u16) {
+        let i = idx as usize;
+        if self.entries.get(i).is_some_and(|e| e.ev == ev & 0x3FFF) {
+            if let Some(q) = self.queued.get_mut(i) {
+                if !*q {
+                    *q = true;
+                    self.ready.push_back(idx);
+                }
+            }
+        }
     }
 
     /// The EV of entry `idx` (0 if out of range).
@@ -157,12 +214,16 @@ impl PathSet {
 
     /// Replaces the EV of entry `idx` with a fresh one (MR-PATH-2). Only recycles if the entry still carries
     /// `ev` (a stale report about an already-recycled slot is ignored). Returns whether it recycled.
-    pub fn recycle(&mut self, idx: u8, ev: u16, cause: RecycleCause) -> bool {
+    pub fn recycle(&mut self, idx: u8, ev: u16, cause: RecycleCause, now: u64) -> bool {
         let Some(e) = self.entries.get(idx as usize) else {
             return false;
         };
         if e.ev != ev & 0x3FFF {
             return false;
+        }
+        if cause == RecycleCause::Loss {
+            // MR-PATH-18: a loss may be a failed link that fresh EVs would keep finding.
+            self.frozen_until = self.frozen_until.max(now.saturating_add(self.freeze_span));
         }
         let fresh = self.fresh_ev();
         let e = &mut self.entries[idx as usize];
@@ -194,11 +255,11 @@ mod tests {
     #[test]
     fn mr_path_3_10_round_robin_and_avoid() {
         let mut p = PathSet::new(4, 7);
-        let picks: Vec<u8> = (0..8).map(|_| p.choose(None).0).collect();
+        let picks: Vec<u8> = (0..8).map(|_| p.choose(None, 0).0).collect();
         assert_eq!(picks, [0, 1, 2, 3, 0, 1, 2, 3]);
-        assert_eq!(p.choose(Some(0)).0, 1);
+        assert_eq!(p.choose(Some(0), 0).0, 1);
         let one = &mut PathSet::new(1, 1);
-        assert_eq!(one.choose(Some(0)).0, 0);
+        assert_eq!(one.choose(Some(0), 0).0, 0);
         for e in p.entries() {
             assert!(e.ev <= 0x3FFF);
         }
@@ -213,15 +274,71 @@ mod tests {
         let mut b = PathSet::new(8, 42);
         assert_eq!(a.entries(), b.entries());
         let old = a.ev(3);
-        assert!(a.recycle(3, old, RecycleCause::Ece));
+        assert!(a.recycle(3, old, RecycleCause::Ece, 0));
         assert_ne!(a.ev(3), old);
         assert_eq!(a.entries()[3].ece, 1);
         // A stale report for the old EV does nothing.
-        assert!(!a.recycle(3, old, RecycleCause::Loss));
+        assert!(!a.recycle(3, old, RecycleCause::Loss, 0));
         assert_eq!(a.entries()[3].losses, 0);
-        assert!(b.recycle(3, old, RecycleCause::Ece));
+        assert!(b.recycle(3, old, RecycleCause::Ece, 0));
         assert_eq!(a.ev(3), b.ev(3));
         assert_eq!(a.index_of(a.ev(3)), Some(3));
-        assert!(!a.recycle(200, 0, RecycleCause::Trim));
+        assert!(!a.recycle(200, 0, RecycleCause::Trim, 0));
+    }
+
+    #[test]
+    fn mr_path_3_clean_acks_are_reused_first_and_exploration_fills_in() {
+        let mut p = PathSet::new(4, 9);
+        // Nothing ready: each packet explores with a fresh EV on the next entry in turn.
+        let first: Vec<(u8, u16)> = (0..4).map(|_| p.choose(None, 0)).collect();
+        assert_eq!(first.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        // Clean ACKs for entries 2 then 0: those EVs are reused, oldest first, unchanged.
+        p.on_clean_ack(first[2].0, first[2].1);
+        p.on_clean_ack(first[0].0, first[0].1);
+        p.on_clean_ack(first[0].0, first[0].1); // already queued: no second turn
+        assert_eq!(p.choose(None, 0), first[2]);
+        assert_eq!(p.choose(None, 0), first[0]);
+        // FIFO empty again: the round-robin pointer continues at entry 0 with a fresh EV.
+        let (i, ev) = p.choose(None, 0);
+        assert_eq!(i, 0);
+        assert_ne!(ev, first[0].1);
+        // MR-PATH-10: a ready entry equal to the lost transmission's entry is dropped, not used.
+        p.on_clean_ack(0, ev);
+        let (j, _) = p.choose(Some(0), 0);
+        assert_ne!(j, 0);
+        // An ACK for an EV no entry carries any more changes nothing.
+        p.on_clean_ack(1, first[1].1 ^ 0x2000);
+        assert_eq!(p.choose(None, 0).0, 2);
+        // paths = 1: the only entry is used for everything and never gets a fresh EV by itself.
+        let mut one = PathSet::new(1, 3);
+        let ev1 = one.ev(0);
+        for _ in 0..5 {
+            assert_eq!(one.choose(None, 0), (0, ev1));
+        }
+    }
+
+    #[test]
+    fn mr_path_18_a_loss_freezes_exploration() {
+        let mut p = PathSet::new(4, 11);
+        p.set_srtt(1_000);
+        let before: Vec<u16> = (0..4).map(|i| p.ev(i)).collect();
+        let (i, ev) = p.choose(None, 0);
+        assert!(p.recycle(i, ev, RecycleCause::Loss, 10_000));
+        let frozen: Vec<u16> = (0..4).map(|i| p.ev(i)).collect();
+        // Until 10 000 + 4 * 1 000 the round robin reuses the set's EVs as they are.
+        for t in [10_000u64, 12_000, 13_999] {
+            let (j, e) = p.choose(None, t);
+            assert_eq!(e, frozen[j as usize], "t {t}");
+        }
+        let (j, e) = p.choose(None, 14_000);
+        assert_ne!(e, frozen[j as usize]);
+        assert_ne!(before, frozen);
+        // ECE and trims do not freeze.
+        let mut q = PathSet::new(4, 11);
+        q.set_srtt(1_000);
+        let (i, ev) = q.choose(None, 0);
+        assert!(q.recycle(i, ev, RecycleCause::Ece, 10_000));
+        let (j, e) = q.choose(None, 10_001);
+        assert_ne!(e, q.ev(j) ^ 1);
     }
 }

@@ -418,7 +418,7 @@ pub(crate) fn poll_transmit<M: Memory>(
                 fail_qp(ctx, core, conn, Some(msn), WcStatus::LocalProtection);
                 return None;
             }
-            let (path, ev) = conn.paths.choose(Some(rec.path));
+            let (path, ev) = conn.paths.choose(Some(rec.path), now);
             let rto = conn.rtt.rto();
             conn.rto_rtx = false;
             conn.snd.on_retransmit(now, psn, path, ev, rto);
@@ -478,7 +478,7 @@ pub(crate) fn poll_transmit<M: Memory>(
         core.seg_idx += 1;
     }
     let msn = m.msn;
-    let (path, ev) = conn.paths.choose(None);
+    let (path, ev) = conn.paths.choose(None, now);
     let rto = conn.rtt.rto();
     let psn = conn.snd.on_send(
         now,
@@ -636,6 +636,10 @@ pub(crate) fn on_ack<M: Memory>(
                 core.sq[i].acked_pkts += 1;
                 read_req_acked |= core.sq[i].kind == MsgKind::Read;
             }
+            if !ece {
+                // MR-PATH-3: every packet this clean ACK newly covers frees its entry for reuse.
+                conn.paths.on_clean_ack(pkt.path, pkt.ev);
+            }
         },
     );
     if res.invalid {
@@ -661,11 +665,12 @@ pub(crate) fn on_ack<M: Memory>(
         conn.resp_retries = 0;
         conn.resp_deadline = Some(now.saturating_add(resp_timeout(ctx.cfg, conn)));
     }
+    conn.paths.set_srtt(conn.rtt.srtt());
     if ece {
         ctx.stats.ece_received += 1;
         let ev = port_to_ev(a.echo_ev);
         if let Some(idx) = conn.paths.index_of(ev) {
-            if conn.paths.recycle(idx, ev, RecycleCause::Ece) {
+            if conn.paths.recycle(idx, ev, RecycleCause::Ece, now) {
                 ctx.stats.path_recycles += 1;
             }
         }
@@ -705,7 +710,7 @@ fn on_lost(
         _ => Some(RecycleCause::Loss),
     };
     if let Some(rc) = rc {
-        if paths.recycle(rec.path, rec.ev, rc) {
+        if paths.recycle(rec.path, rec.ev, rc, now) {
             stats.path_recycles += 1;
         }
     }
@@ -896,9 +901,20 @@ pub(crate) fn on_timeout<M: Memory>(
             fail_qp(ctx, core, conn, msn, WcStatus::RetryExceeded);
         } else {
             let rto = conn.rtt.rto();
-            let Conn { snd, paths, cc, .. } = conn;
+            let Conn {
+                snd,
+                paths,
+                cc,
+                good_ev,
+                ..
+            } = conn;
             let stats = &mut *ctx.stats;
             snd.on_rto(now, rto, |_, rec| {
+                // The round trip that last worked does not vouch for its EV once a later packet on it was lost
+                // (MR-PATH-3 reuses that EV first, MR-PATH-17).
+                if *good_ev == Some(rec.ev) {
+                    *good_ev = None;
+                }
                 on_lost(stats, paths, cc, rec, LossCause::Rto, now)
             });
             // Each expiry also sends CTRL PROBEs, half an RTT after its retransmission so that they reach the
