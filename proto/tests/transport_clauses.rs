@@ -676,3 +676,75 @@ fn mr_wire_31_payload_above_baseline_and_receivers_mtu_is_nacked_invalid() {
         [(1, WcStatus::RemoteInvalidRequest)]
     );
 }
+
+/// MR-REL-19: an ACK that becomes due on one QP goes out before the DATA another QP of the same endpoint has
+/// waiting (acknowledgements are never queued behind other connections' data).
+#[test]
+fn mr_rel_19_acks_before_any_qps_data() {
+    let mut p = Pair::new();
+    let (lkey, rkey) = setup_write(&mut p, &pattern(512, 3), Access::REMOTE_WRITE);
+    // A second QP pair; B has a 64 KiB WRITE to send on it.
+    let qa2 = p.a.create_qp(8, 8).unwrap();
+    let qb2 = p.b.create_qp(8, 8).unwrap();
+    p.a.connect_qp(
+        qa2,
+        RemoteQp {
+            mac: MAC_B,
+            ip: IP_B,
+            qpn: qb2,
+        },
+    )
+    .unwrap();
+    p.b.connect_qp(
+        qb2,
+        RemoteQp {
+            mac: MAC_A,
+            ip: IP_A,
+            qpn: qa2,
+        },
+    )
+    .unwrap();
+    let kb = p.b.register_mr(SRC, 1 << 20, Access::LOCAL_WRITE).unwrap();
+    let ka =
+        p.a.register_mr(DST, 1 << 20, Access::REMOTE_WRITE | Access::LOCAL_WRITE)
+            .unwrap();
+    let now = p.now;
+    p.b.post_send(
+        now,
+        qb2,
+        write_wr(9, SendOp::Write, kb.lkey, 65536, ka.rkey),
+    )
+    .unwrap();
+    // A's one-packet WRITE reaches B after B's data is queued.
+    p.a.post_send(now, p.qa, write_wr(1, SendOp::Write, lkey, 512, rkey))
+        .unwrap();
+    let mut frame = Vec::new();
+    assert!(p.a.poll_transmit(now, &mut frame));
+    assert_eq!(kind(&frame).0, PacketType::Data);
+    p.b.handle_frame(now + 1, &frame);
+    let first =
+        p.b.poll_transmit_plan(now + 1)
+            .expect("B has frames to send");
+    match first.headers {
+        PlanHeaders::MetaRoce(m) => assert_eq!(m.mbh.ptype, PacketType::Ack, "first frame: {m:?}"),
+        PlanHeaders::RoceV2(r) => panic!("unexpected RoCEv2 frame {r:?}"),
+    }
+    // Then the CTRL OPEN B owes A, then B's data (not starved).
+    let mut types = Vec::new();
+    while let Some(plan) = p.b.poll_transmit_plan(now + 1) {
+        if let PlanHeaders::MetaRoce(m) = plan.headers {
+            types.push(m.mbh.ptype);
+        }
+        if types.len() == 4 {
+            break;
+        }
+    }
+    let data_at = types.iter().position(|t| *t == PacketType::Data);
+    assert!(data_at.is_some(), "B's data never left: {types:?}");
+    assert!(
+        types[..data_at.unwrap_or(0)]
+            .iter()
+            .all(|t| *t != PacketType::Data),
+        "{types:?}"
+    );
+}

@@ -58,6 +58,8 @@ pub struct DownDrop {
     pub src: u32,
     /// The packet's destination host.
     pub dst: u32,
+    /// Its UDP source port (the MetaRoCE entropy value, or a RoCEv2 QP's port).
+    pub sport: u16,
 }
 
 /// At most this many [`DownDrop`]s are recorded per run (the counters keep counting beyond).

@@ -28,10 +28,13 @@ impl Simulator {
         self.ports[dir as usize].stats.drops_down += 1;
         if self.down_drops.len() < MAX_DOWN_DROPS {
             let p = self.arena.get(id);
+            let hdr = p.hdr.get(..usize::from(p.hdr_len)).unwrap_or(&[]);
+            let sport = metaroce_proto::wire::fabric::parse_info(hdr).map_or(0, |i| i.udp_src);
             self.down_drops.push(DownDrop {
                 at_ns: self.now / 1000,
                 src: p.src,
                 dst: p.dst,
+                sport,
             });
         }
         self.arena.release(id);

@@ -100,6 +100,18 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     run(cargo()
         .args(["bench", "-p", "metaroce-proto", "--all-features"])
         .args(["--bench", "transport", "--"])
+        .args(args))?;
+    run(cargo()
+        .args(["bench", "-p", "metaroce-sim", "--bench", "fabric", "--"])
+        .args(args))
+}
+
+/// The evaluation: every experiment of docs/evaluation.md (or those named), run from the repository root (as
+/// every cargo call here) so that the scenario files, the CSV and plot directory and the document are found.
+pub fn eval(args: &[String]) -> Result<(), String> {
+    run(cargo()
+        .args(["run", "--quiet", "--release", "-p", "metaroce-sim"])
+        .args(["--bin", "metaroce", "--", "eval"])
         .args(args))
 }
 

@@ -15,8 +15,10 @@ commands:
   demo [ARGS]   two model endpoints over a lossy multipath link; ARGS go to the demo (try --help)
   test          the full test run: bootstrap, fmt, clippy, all tests, vector freshness
   bootstrap     install the pinned external tools (tshark, Python venv with scapy)
-  bench [ARGS]  criterion benchmarks of the reference model
+  bench [ARGS]  criterion benchmarks of the reference model and the fabric simulator
   vectors       regenerate the golden vectors under tests/vectors
+  eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,
+                --quick; see `metaroce eval --help`)
 ";
 
 fn main() -> ExitCode {
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("bootstrap") => bootstrap::all().map(|_| ()),
         Some("bench") => flows::bench(&rest),
         Some("vectors") => flows::vectors(false),
+        Some("eval") => flows::eval(&rest),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

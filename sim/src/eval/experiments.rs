@@ -1,7 +1,7 @@
 //! The eight experiments of `docs/evaluation.md`: their runs and their reports.
 
 use super::{csv, table, verdict, Experiment, Report, RunOut, RunSpec, Scale};
-use crate::config::{Fault, TopologySpec};
+use crate::config::TopologySpec;
 use crate::metrics::percentile_f64;
 use crate::output::svg::{line_plot, Series};
 use crate::output::table::fmt_ns;
@@ -411,32 +411,32 @@ fn failure_runs(scale: Scale) -> Vec<RunSpec> {
     ]
 }
 
-/// Per host pair that lost packets on the failed link: the time from the failure to the pair's last such loss,
-/// in base RTTs; `(pairs, p50, p99, max)`.
-fn repath_rtts(r: &RunOut) -> Option<(usize, f64, f64, f64)> {
-    let at = r.scenario.sim.faults.iter().find_map(|f| match f {
-        Fault::Down { at_ns, .. } => Some(*at_ns),
-        _ => None,
-    })?;
+/// Re-path times in base RTTs (MR-PATH-16): for every (host pair, entropy value) that lost packets on the failed
+/// link, the time from its first such loss to its last (how long the sender kept using that EV after the link
+/// had failed under it); `(EVs hit, p50, p99, max, share of data packets lost there)`.
+fn repath_rtts(r: &RunOut) -> Option<(usize, f64, f64, f64, f64)> {
     let rtt = base_rtt_ns(r) as f64;
-    let mut last: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+    let mut span: std::collections::BTreeMap<(u32, u32, u16), (u64, u64)> = Default::default();
     for d in &r.results.down_drops {
-        let e = last.entry((d.src, d.dst)).or_insert(d.at_ns);
-        *e = (*e).max(d.at_ns);
+        let e = span
+            .entry((d.src, d.dst, d.sport))
+            .or_insert((d.at_ns, d.at_ns));
+        e.0 = e.0.min(d.at_ns);
+        e.1 = e.1.max(d.at_ns);
     }
-    if last.is_empty() {
+    if span.is_empty() {
         return None;
     }
-    let mut v: Vec<f64> = last
-        .values()
-        .map(|&t| t.saturating_sub(at) as f64 / rtt)
-        .collect();
+    let mut v: Vec<f64> = span.values().map(|&(a, b)| (b - a) as f64 / rtt).collect();
     v.sort_by(f64::total_cmp);
+    let share =
+        r.results.down_drops.len() as f64 * 100.0 / r.results.nic.tx_data_packets.max(1) as f64;
     Some((
         v.len(),
         percentile_f64(&v, 50.0),
         percentile_f64(&v, 99.0),
         v.last().copied().unwrap_or(0.0),
+        share,
     ))
 }
 
@@ -446,9 +446,9 @@ fn failure_report(runs: &[RunOut]) -> Report {
         "completion",
         "ideal (degraded fabric)",
         "completion / ideal",
-        "packets lost on the dead link",
-        "pairs hit",
-        "re-path p50 / p99 / max (base RTTs)",
+        "packets lost on the dead link (% of data packets)",
+        "EVs hit",
+        "EV kept on the dead link p50 / p99 / max (base RTTs)",
         "timeouts",
         "finished",
     ];
@@ -456,7 +456,7 @@ fn failure_report(runs: &[RunOut]) -> Report {
     let mut md_goal = String::new();
     for r in runs {
         let rp = repath_rtts(r);
-        let rp_s = rp.map_or("-".into(), |(_, a, b, c)| {
+        let rp_s = rp.map_or("-".into(), |(_, a, b, c, _)| {
             format!("{} / {} / {}", f1(a), f1(b), f1(c))
         });
         if r.spec.label == "MetaRoCE" {
@@ -475,7 +475,11 @@ fn failure_report(runs: &[RunOut]) -> Report {
             fmt_ns(r.summary.completion_ns),
             fmt_ns(r.summary.ideal_ns),
             f2(r.summary.completion_ratio),
-            r.summary.drops.link_down.to_string(),
+            format!(
+                "{} ({})",
+                r.summary.drops.link_down,
+                rp.map_or("0".into(), |x| format!("{:.2}%", x.4))
+            ),
             rp.map_or("0".into(), |x| x.0.to_string()),
             rp_s,
             r.summary.timeouts.to_string(),
