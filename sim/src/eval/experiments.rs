@@ -76,13 +76,17 @@ pub static EXPERIMENTS: [Experiment; 8] = [
     },
 ];
 
-/// Overrides that turn a scenario into the RoCEv2 baseline on a lossless fabric (PFC, DCQCN, no trimming).
-const ROCE_PFC: [&str; 5] = [
+/// Overrides that turn a scenario into the RoCEv2 baseline on a lossless fabric: PFC, DCQCN, no trimming, and
+/// 16 MiB per egress port, so that every ingress of a 32-port switch can reach Xoff with a link's worth of
+/// headroom (32 x (256 KiB + 50 KB) < 16 MiB) and no queue ever overflows, as a shared-buffer switch would
+/// give.
+const ROCE_PFC: [&str; 6] = [
     "transport.kind=rocev2",
     "transport.cc=dcqcn",
     "switch.trimming=false",
-    "switch.pfc.xoff_bytes=524288",
-    "switch.pfc.xon_bytes=393216",
+    "switch.buffer_bytes=16777216",
+    "switch.pfc.xoff_bytes=262144",
+    "switch.pfc.xon_bytes=196608",
 ];
 
 fn with(base: &[&str], more: &[&str]) -> Vec<String> {
