@@ -129,6 +129,46 @@ fn per_flow_pct(r: &RunOut) -> (f64, f64) {
     (v.first().copied().unwrap_or(0.0), percentile_f64(&v, 50.0))
 }
 
+/// Adds point `(x, y)` to the series named `name`, creating it if needed.
+fn add_point(series: &mut Vec<Series>, name: &str, x: f64, y: f64) {
+    match series.iter_mut().find(|s| s.name == name) {
+        Some(s) => s.points.push((x, y)),
+        None => series.push(Series {
+            name: name.to_string(),
+            points: vec![(x, y)],
+        }),
+    }
+}
+
+/// An empirical CDF of `values` (at most 200 points), as a series named `name`.
+fn cdf_series(name: &str, mut values: Vec<f64>) -> Series {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let step = n.div_ceil(200).max(1);
+    let mut points: Vec<(f64, f64)> = values
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % step == 0 || *i + 1 == n)
+        .map(|(i, &v)| (v, (i + 1) as f64 * 100.0 / n as f64))
+        .collect();
+    points.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    Series {
+        name: name.to_string(),
+        points,
+    }
+}
+
+/// FCTs (µs) of the flows of `class` that completed.
+fn fcts_us(r: &RunOut, class: crate::flow::FlowClass) -> Vec<f64> {
+    r.results
+        .flows
+        .iter()
+        .filter(|f| f.spec.class == class)
+        .filter_map(|f| f.fct_ns())
+        .map(|t| t as f64 / 1e3)
+        .collect()
+}
+
 /// The transport a run used, for tables.
 fn transport(r: &RunOut) -> String {
     let t = r.spec.get("transport.kind").unwrap_or("metaroce");
@@ -282,8 +322,21 @@ fn ecmp_report(runs: &[RunOut]) -> Report {
     ];
     let mut rows = Vec::new();
     let mut worst_meta = f64::MAX;
+    let mut series = Vec::new();
     for r in runs {
         let (min, median) = per_flow_pct(r);
+        add_point(
+            &mut series,
+            &format!("{}, slowest flow", transport(r)),
+            r.scenario.sim.seed as f64,
+            min,
+        );
+        add_point(
+            &mut series,
+            &format!("{}, median flow", transport(r)),
+            r.scenario.sim.seed as f64,
+            median,
+        );
         let (jain, maxmean) = r
             .summary
             .path_load
@@ -315,7 +368,13 @@ fn ecmp_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: md,
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Per-flow goodput in a 128-host permutation",
+            "seed",
+            "goodput, % of line rate",
+            &series,
+            false,
+        )),
     }
 }
 
@@ -354,9 +413,11 @@ fn incast_report(runs: &[RunOut]) -> Report {
     ];
     let mut rows = Vec::new();
     let mut goals = Vec::new();
+    let mut series = Vec::new();
     for r in runs {
         let n = r.spec.get("workload.senders").unwrap_or("?").to_string();
         let gp = pct_of_line(r, r.summary.goodput.aggregate_gbps);
+        add_point(&mut series, &transport(r), n.parse().unwrap_or(0.0), gp);
         let rt = &r.summary.retransmits;
         if transport(r) == "MetaRoCE" {
             goals.push(format!(
@@ -387,7 +448,13 @@ fn incast_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: md,
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Incast: goodput on the receiver's link",
+            "senders",
+            "goodput, % of line rate",
+            &series,
+            false,
+        )),
     }
 }
 
@@ -546,7 +613,18 @@ fn collective_report(runs: &[RunOut]) -> Report {
         "peak RSS",
     ];
     let mut rows = Vec::new();
+    let mut series = Vec::new();
     for r in runs {
+        add_point(
+            &mut series,
+            &format!(
+                "{} {}",
+                r.spec.get("workload.kind").unwrap_or("?"),
+                transport(r)
+            ),
+            f64::from(r.results.hosts),
+            r.summary.completion_ratio,
+        );
         rows.push(vec![
             r.results.hosts.to_string(),
             r.spec.get("workload.kind").unwrap_or("?").to_string(),
@@ -565,7 +643,13 @@ fn collective_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: table(&head, &rows),
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Collectives: completion time over the ideal",
+            "hosts",
+            "completion / ideal",
+            &series,
+            false,
+        )),
     }
 }
 
@@ -627,8 +711,14 @@ fn dc_report(runs: &[RunOut]) -> Report {
     ];
     let mut rows = Vec::new();
     let mut goals = Vec::new();
+    let mut series = Vec::new();
     for r in runs {
         let u = long_haul_use(r);
+        let rtt_ms = match &r.scenario.sim.topology {
+            TopologySpec::MultiDc { long_haul, .. } => 2.0 * long_haul.latency_ns as f64 / 1e6,
+            _ => 0.0,
+        };
+        add_point(&mut series, &transport(r), rtt_ms, u);
         goals.push(format!(
             "{}: {:.1}% of the long-haul capacity, {}",
             r.spec.label,
@@ -654,7 +744,13 @@ fn dc_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: md,
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Two data centers: long-haul use",
+            "long-haul RTT, ms",
+            "% of long-haul capacity",
+            &series,
+            false,
+        )),
     }
 }
 
@@ -700,7 +796,12 @@ fn inference_report(runs: &[RunOut]) -> Report {
     ];
     let mut rows = Vec::new();
     let mut goals = Vec::new();
+    let mut series = Vec::new();
     for r in runs {
+        series.push(cdf_series(
+            &r.spec.label,
+            fcts_us(r, crate::flow::FlowClass::Latency),
+        ));
         let lat = r.summary.fct.get("latency").cloned().unwrap_or_default();
         let loaded = r.spec.label.ends_with("loaded") && !r.spec.label.ends_with("unloaded");
         let t = transport(r);
@@ -744,7 +845,13 @@ fn inference_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: md,
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Inference messages: FCT distribution",
+            "FCT, us (log)",
+            "% of messages",
+            &series,
+            true,
+        )),
     }
 }
 
@@ -786,7 +893,12 @@ fn irn_report(runs: &[RunOut]) -> Report {
         "PFC pause (sum over links)",
     ];
     let mut rows = Vec::new();
+    let mut series = Vec::new();
     for r in runs {
+        series.push(cdf_series(
+            &r.spec.label,
+            fcts_us(r, crate::flow::FlowClass::Background),
+        ));
         let c = r.summary.fct.get("background").cloned().unwrap_or_default();
         rows.push(vec![
             r.spec.label.clone(),
@@ -803,6 +915,12 @@ fn irn_report(runs: &[RunOut]) -> Report {
     Report {
         markdown: table(&head, &rows),
         csv: csv(&head, &rows),
-        svg: None,
+        svg: Some(line_plot(
+            "Random flows at 70% load: FCT distribution",
+            "FCT, us (log)",
+            "% of flows",
+            &series,
+            true,
+        )),
     }
 }
