@@ -55,10 +55,18 @@ pub fn render(s: &Summary) -> String {
         if s.finished {
             fmt_ns(s.completion_ns)
         } else {
-            format!(
-                "{} (NOT finished: stopped at stop_at_ns)",
-                fmt_ns(s.completion_ns)
-            )
+            {
+                let open: u64 = s
+                    .fct
+                    .iter()
+                    .filter(|(class, _)| class.as_str() != "background")
+                    .map(|(_, c)| c.flows - c.completed)
+                    .sum();
+                format!(
+                    "{} (NOT finished: {open} measured flows incomplete, at stop_at_ns or failed)",
+                    fmt_ns(s.completion_ns)
+                )
+            }
         },
     );
     if s.ideal_ns > 0 {
