@@ -264,26 +264,8 @@ fn report(a: &Args, mode: Mode, out: &Outcome, wall: std::time::Duration) {
 fn stats_line(s: &metaroce_proto::transport::Stats) -> String {
     let r = &s.retransmits;
     let d = &s.drops;
-    let rtx = r.trim + r.time + r.distance + r.rto + r.rnr + r.no_context + r.go_back_n;
-    let drops = d.bad_icv
-        + d.truncated
-        + d.bad_version
-        + d.bad_type
-        + d.bad_version_or_type
-        + d.bad_length
-        + d.bad_ip_checksum
-        + d.unsupported
-        + d.malformed
-        + d.not_ours
-        + d.bad_trim
-        + d.wrong_peer
-        + d.unknown_connection
-        + d.out_of_window
-        + d.duplicate
-        + d.access
-        + d.invalid
-        + d.stale_nack
-        + d.not_for_us;
+    let rtx = r.total();
+    let drops = d.total();
     format!(
         "tx {} data pkts, {} acks; retransmissions {} (trim {}, time {}, distance {}, rto {}, rnr {}, no-context {}, go-back-N {}); \
          timeouts {}; rx drops {} (bad ICV {}, malformed {}, duplicate {}, out-of-window {}, other {}); \

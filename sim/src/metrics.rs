@@ -347,7 +347,7 @@ impl Summary {
 
         let rt = &r.nic.retransmits;
         let retransmits = RetransmitSummary {
-            total: rt.trim + rt.time + rt.distance + rt.rto + rt.rnr + rt.no_context + rt.go_back_n,
+            total: rt.total(),
             trim: rt.trim,
             time: rt.time,
             distance: rt.distance,
@@ -357,24 +357,7 @@ impl Summary {
             go_back_n: rt.go_back_n,
         };
         let d = &r.nic.drops;
-        let nic_rx = d.bad_icv
-            + d.truncated
-            + d.bad_version
-            + d.bad_type
-            + d.bad_length
-            + d.bad_ip_checksum
-            + d.unsupported
-            + d.malformed
-            + d.not_ours
-            + d.bad_trim
-            + d.wrong_peer
-            + d.unknown_connection
-            + d.out_of_window
-            + d.duplicate
-            + d.access
-            + d.invalid
-            + d.stale_nack
-            + d.not_for_us;
+        let nic_rx = d.total();
         let sum = |f: fn(&LinkReport) -> u64| r.links.iter().map(f).sum::<u64>();
         let drops = DropSummary {
             overflow: sum(|l| l.drops_overflow),

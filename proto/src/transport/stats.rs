@@ -49,6 +49,28 @@ pub struct Drops {
 }
 
 impl Drops {
+    /// Every dropped frame, each counted once (the aggregate [`Drops::bad_version_or_type`] left out).
+    pub fn total(&self) -> u64 {
+        self.bad_icv
+            + self.truncated
+            + self.bad_version
+            + self.bad_type
+            + self.bad_length
+            + self.bad_ip_checksum
+            + self.unsupported
+            + self.malformed
+            + self.not_ours
+            + self.bad_trim
+            + self.wrong_peer
+            + self.unknown_connection
+            + self.out_of_window
+            + self.duplicate
+            + self.access
+            + self.invalid
+            + self.stale_nack
+            + self.not_for_us
+    }
+
     /// Counts a frame the wire parser rejected under the counter of its reason (MR-ENC-41).
     pub fn count_parse_error(&mut self, e: crate::wire::Error) {
         use crate::wire::Error as E;
@@ -89,6 +111,19 @@ pub struct Retransmits {
     pub no_context: u64,
     /// RoCEv2 go-back-N rewinds (packets re-sent).
     pub go_back_n: u64,
+}
+
+impl Retransmits {
+    /// All retransmissions, every cause.
+    pub fn total(&self) -> u64 {
+        self.trim
+            + self.time
+            + self.distance
+            + self.rto
+            + self.rnr
+            + self.no_context
+            + self.go_back_n
+    }
 }
 
 /// Per-code NACK counters, indexed by the wire code (1 TRIMMED .. 6 UNSUPPORTED; 0 = other).
