@@ -610,7 +610,7 @@ fn collective_report(runs: &[RunOut]) -> Report {
         "PFC pause (sum over links)",
         "events/s",
         "wall",
-        "peak RSS",
+        "peak RSS of the process so far",
     ];
     let mut rows = Vec::new();
     let mut series = Vec::new();
