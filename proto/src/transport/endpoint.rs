@@ -61,6 +61,15 @@ macro_rules! ctx_of {
     };
 }
 
+/// When each QP is next due: the timer heap, the data-ready FIFO and the acknowledgement-ready FIFO (served first,
+/// MR-REL-19).
+#[derive(Debug, Default)]
+struct Sched {
+    timers: BinaryHeap<Reverse<(Instant, u32)>>,
+    ready: VecDeque<u32>,
+    ctl_ready: VecDeque<u32>,
+}
+
 /// A transport endpoint (one NIC port): the sans-I/O state machine.
 pub struct Endpoint<M: Memory = SparseMemory> {
     cfg: EndpointConfig,
@@ -74,9 +83,7 @@ pub struct Endpoint<M: Memory = SparseMemory> {
     stats: Stats,
     events: VecDeque<Event>,
     rng: Prng,
-    timers: BinaryHeap<Reverse<(Instant, u32)>>,
-    ready: VecDeque<u32>,
-    ctl_ready: VecDeque<u32>,
+    sched: Sched,
     ctl: VecDeque<TransmitPlan>,
 }
 
@@ -161,9 +168,7 @@ impl<M: Memory> Endpoint<M> {
             qp_live: 0,
             stats: Stats::default(),
             events: VecDeque::new(),
-            timers: BinaryHeap::new(),
-            ready: VecDeque::new(),
-            ctl_ready: VecDeque::new(),
+            sched: Sched::default(),
             ctl: VecDeque::new(),
         }
     }
@@ -399,15 +404,7 @@ impl<M: Memory> Endpoint<M> {
         let slot = self.qps.get_mut(idx)?.as_mut()?;
         let mut ctx = ctx_of!(self);
         let r = f(&mut ctx, slot, idx as u32);
-        Self::reschedule(
-            &self.cfg,
-            slot,
-            idx as u32,
-            now,
-            &mut self.timers,
-            &mut self.ready,
-            &mut self.ctl_ready,
-        );
+        Self::reschedule(&self.cfg, slot, idx as u32, now, &mut self.sched);
         Some(r)
     }
 
@@ -417,10 +414,13 @@ impl<M: Memory> Endpoint<M> {
         slot: &mut QpSlot,
         idx: u32,
         now: Instant,
-        timers: &mut BinaryHeap<Reverse<(Instant, u32)>>,
-        ready: &mut VecDeque<u32>,
-        ctl_ready: &mut VecDeque<u32>,
+        sched: &mut Sched,
     ) {
+        let Sched {
+            timers,
+            ready,
+            ctl_ready,
+        } = sched;
         // `wants_tx` is only asked when the QP is not already queued (it has no side effects).
         let queued = slot.core.in_ready;
         let (deadline, can_tx, ctl) = match cfg.mode {
@@ -476,26 +476,18 @@ impl<M: Memory> Endpoint<M> {
         };
         if let Some(idx) = target {
             if let Some(Some(slot)) = self.qps.get_mut(idx as usize) {
-                Self::reschedule(
-                    &self.cfg,
-                    slot,
-                    idx,
-                    now,
-                    &mut self.timers,
-                    &mut self.ready,
-                    &mut self.ctl_ready,
-                );
+                Self::reschedule(&self.cfg, slot, idx, now, &mut self.sched);
             }
         }
     }
 
     /// Runs every timer due at or before `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(Reverse((t, idx))) = self.timers.peek().copied() {
+        while let Some(Reverse((t, idx))) = self.sched.timers.peek().copied() {
             if t > now {
                 break;
             }
-            self.timers.pop();
+            self.sched.timers.pop();
             let Some(Some(slot)) = self.qps.get_mut(idx as usize) else {
                 continue;
             };
@@ -513,7 +505,7 @@ impl<M: Memory> Endpoint<M> {
     /// The earliest time [`Endpoint::handle_timeout`] should be called (may be slightly early: a spurious call
     /// is harmless).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.peek().map(|Reverse((t, _))| *t)
+        self.sched.timers.peek().map(|Reverse((t, _))| *t)
     }
 
     /// The next frame to transmit as a plan (headers + payload reference, no copy), or `None` if nothing can be
@@ -525,9 +517,9 @@ impl<M: Memory> Endpoint<M> {
         }
         loop {
             // Acknowledgements first (MR-REL-19), then data round robin.
-            let (idx, ctl) = match self.ctl_ready.pop_front() {
+            let (idx, ctl) = match self.sched.ctl_ready.pop_front() {
                 Some(i) => (i, true),
-                None => match self.ready.pop_front() {
+                None => match self.sched.ready.pop_front() {
                     Some(i) => (i, false),
                     None => break,
                 },
@@ -553,15 +545,7 @@ impl<M: Memory> Endpoint<M> {
                 Mode::MetaRoce => metaroce::poll_transmit(&mut ctx, slot, idx, now),
                 Mode::RoceV2 => rocev2::poll_transmit(&mut ctx, slot, now),
             };
-            Self::reschedule(
-                &self.cfg,
-                slot,
-                idx,
-                now,
-                &mut self.timers,
-                &mut self.ready,
-                &mut self.ctl_ready,
-            );
+            Self::reschedule(&self.cfg, slot, idx, now, &mut self.sched);
             if plan.is_some() {
                 // `tx_bytes` was counted by the engine from scalars (re-reading the fresh plan is slow).
                 self.stats.tx_packets += 1;
