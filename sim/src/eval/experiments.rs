@@ -129,6 +129,26 @@ fn per_flow_pct(r: &RunOut) -> (f64, f64) {
     (v.first().copied().unwrap_or(0.0), percentile_f64(&v, 50.0))
 }
 
+/// A report: the table, then the goal line and one bullet per verdict, the CSV of the same rows, and the plot.
+fn goal_report(
+    head: &[&str],
+    rows: &[Vec<String>],
+    goal: &str,
+    verdicts: &[String],
+    svg: Option<String>,
+) -> Report {
+    let mut md = table(head, rows);
+    md += &format!("\nGoal: {goal}\n");
+    for v in verdicts {
+        md += &format!("- {v}.\n");
+    }
+    Report {
+        markdown: md,
+        csv: csv(head, rows),
+        svg,
+    }
+}
+
 /// Adds point `(x, y)` to the series named `name`, creating it if needed.
 fn add_point(series: &mut Vec<Series>, name: &str, x: f64, y: f64) {
     match series.iter_mut().find(|s| s.name == name) {
@@ -440,22 +460,19 @@ fn incast_report(runs: &[RunOut]) -> Report {
             ),
         ]);
     }
-    let mut md = table(&head, &rows);
-    md += "\nGoal: zero retransmission timeouts and at least 95% goodput on the receiver's link.\n";
-    for g in goals {
-        md += &format!("- {g}.\n");
-    }
-    Report {
-        markdown: md,
-        csv: csv(&head, &rows),
-        svg: Some(line_plot(
+    goal_report(
+        &head,
+        &rows,
+        "zero retransmission timeouts and at least 95% goodput on the receiver's link.",
+        &goals,
+        Some(line_plot(
             "Incast: goodput on the receiver's link",
             "senders",
             "goodput, % of line rate",
             &series,
             false,
         )),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -736,22 +753,19 @@ fn dc_report(runs: &[RunOut]) -> Report {
             finished(r),
         ]);
     }
-    let mut md = table(&head, &rows);
-    md += "\nGoal: at least 90% of the long-haul capacity at 0.1% loss.\n";
-    for g in goals {
-        md += &format!("- {g}.\n");
-    }
-    Report {
-        markdown: md,
-        csv: csv(&head, &rows),
-        svg: Some(line_plot(
+    goal_report(
+        &head,
+        &rows,
+        "at least 90% of the long-haul capacity at 0.1% loss.",
+        &goals,
+        Some(line_plot(
             "Two data centers: long-haul use",
             "long-haul RTT, ms",
             "% of long-haul capacity",
             &series,
             false,
         )),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -837,22 +851,19 @@ fn inference_report(runs: &[RunOut]) -> Report {
             bg,
         ]);
     }
-    let mut md = table(&head, &rows);
-    md += "\nGoal: p99 at most 2x the unloaded value.\n";
-    for g in goals {
-        md += &format!("- {g}.\n");
-    }
-    Report {
-        markdown: md,
-        csv: csv(&head, &rows),
-        svg: Some(line_plot(
+    goal_report(
+        &head,
+        &rows,
+        "p99 at most 2x the unloaded value.",
+        &goals,
+        Some(line_plot(
             "Inference messages: FCT distribution",
             "FCT, us (log)",
             "% of messages",
             &series,
             true,
         )),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------------------------------------
