@@ -589,7 +589,7 @@ fn failure_report(runs: &[RunOut]) -> Report {
 fn collective_runs(scale: Scale) -> Vec<RunSpec> {
     // (hosts, leaves) with 16 hosts per leaf and 16 spines: 1:1.
     let sizes: &[(u32, u32)] = match scale {
-        Scale::Full => &[(128, 8), (256, 16)],
+        Scale::Full => &[(128, 8), (256, 16), (512, 32)],
         Scale::Quick => &[(32, 2)],
     };
     let (a2a, ring) = match scale {
