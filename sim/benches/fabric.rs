@@ -21,24 +21,16 @@ fn config(topology: TopologySpec) -> SimConfig {
     SimConfig {
         topology,
         transport: TransportSpec {
-            kind: Transport::MetaRoce,
-            mtu: 4096,
-            paths: None,
-            cc: None,
             window_log2: Some(8),
-            rto_min_ns: None,
-            max_msg_bytes: 1 << 20,
+            ..TransportSpec::new(Transport::MetaRoce)
         },
         switch: SwitchConfig {
-            buffer_bytes: 1 << 20,
             ecn: Some(EcnConfig {
                 kmin_bytes: 100_000,
                 kmax_bytes: 400_000,
                 pmax_percent: 20,
             }),
-            trimming: true,
-            pfc: None,
-            reroute_after_ns: None,
+            ..SwitchConfig::default()
         },
         faults: Vec::new(),
         seed: 1,

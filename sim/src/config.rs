@@ -97,6 +97,22 @@ pub struct TransportSpec {
     pub max_msg_bytes: u32,
 }
 
+impl TransportSpec {
+    /// `kind` with the defaults of scenario files: 4 KiB MTU, messages of at most 1 MiB, and the reference
+    /// model's own defaults for everything else.
+    pub fn new(kind: Transport) -> TransportSpec {
+        TransportSpec {
+            kind,
+            mtu: 4096,
+            paths: None,
+            cc: None,
+            window_log2: None,
+            rto_min_ns: None,
+            max_msg_bytes: 1 << 20,
+        }
+    }
+}
+
 /// ECN marking on a switch egress queue: probability 0 below `kmin_bytes`, rising linearly to `pmax_percent`
 /// at `kmax_bytes`, 100% above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +148,19 @@ pub struct SwitchConfig {
     /// Time after a link goes down before routing stops using it (None: never; the transport must route
     /// around it by itself).
     pub reroute_after_ns: Option<u64>,
+}
+
+impl Default for SwitchConfig {
+    /// The defaults of scenario files: 1 MiB per egress port, trimming on, no ECN, no PFC, no rerouting.
+    fn default() -> SwitchConfig {
+        SwitchConfig {
+            buffer_bytes: 1 << 20,
+            ecn: None,
+            trimming: true,
+            pfc: None,
+            reroute_after_ns: None,
+        }
+    }
 }
 
 /// Which links a fault or a loss rate applies to.

@@ -828,24 +828,26 @@ impl RawScenario {
                 )
             }
         };
+        let td = TransportSpec::new(kind);
         let transport = TransportSpec {
             kind,
-            mtu: t.mtu.unwrap_or(4096),
+            mtu: t.mtu.unwrap_or(td.mtu),
             paths: t.paths,
             cc,
             window_log2: t.window_log2,
             rto_min_ns: t.rto_min_ns,
-            max_msg_bytes: t.max_msg_bytes.unwrap_or(1 << 20),
+            max_msg_bytes: t.max_msg_bytes.unwrap_or(td.max_msg_bytes),
         };
         let s = self.switch.unwrap_or_default();
+        let sd = SwitchConfig::default();
         let switch = SwitchConfig {
-            buffer_bytes: s.buffer_bytes.unwrap_or(1 << 20),
+            buffer_bytes: s.buffer_bytes.unwrap_or(sd.buffer_bytes),
             ecn: s.ecn.map(|e| EcnConfig {
                 kmin_bytes: e.kmin_bytes,
                 kmax_bytes: e.kmax_bytes,
                 pmax_percent: e.pmax_percent,
             }),
-            trimming: s.trimming.unwrap_or(true),
+            trimming: s.trimming.unwrap_or(sd.trimming),
             pfc: s.pfc.map(|p| PfcConfig {
                 xoff_bytes: p.xoff_bytes,
                 xon_bytes: p.xon_bytes,

@@ -32,22 +32,8 @@ fn leaf_spine(leaves: u32, hpl: u32, spines: u32) -> TopologySpec {
 fn cfg(topology: TopologySpec, kind: Transport, faults: Vec<Fault>) -> SimConfig {
     SimConfig {
         topology,
-        transport: TransportSpec {
-            kind,
-            mtu: 4096,
-            paths: None,
-            cc: None,
-            window_log2: None,
-            rto_min_ns: None,
-            max_msg_bytes: 1 << 20,
-        },
-        switch: SwitchConfig {
-            buffer_bytes: 1 << 20,
-            ecn: None,
-            trimming: true,
-            pfc: None,
-            reroute_after_ns: None,
-        },
+        transport: TransportSpec::new(kind),
+        switch: SwitchConfig::default(),
         faults,
         seed: 1,
         stop_at_ns: None,

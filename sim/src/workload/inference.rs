@@ -2,7 +2,7 @@
 
 use super::{Rng, SizeDist};
 use crate::config::HostId;
-use crate::flow::{Actions, FlowClass, FlowRecord, FlowSpec, Workload};
+use crate::flow::{Actions, FlowClass, FlowRecord, Workload};
 
 /// Every host sends `messages` messages, with exponential inter-arrival times of mean `1 / rate` to uniformly
 /// random other hosts, sizes from `sizes`. Each host draws from its own generator. Done (when measured) once
@@ -84,19 +84,9 @@ impl Workload for Inference {
             return;
         }
         let h = token as HostId;
-        let rng = &mut self.rngs[h as usize];
-        let dst = rng.other_host(self.hosts, h);
-        let bytes = self.sizes.sample(rng);
-        act.start_flow(
-            now_ns,
-            FlowSpec {
-                src: h,
-                dst,
-                bytes,
-                class: self.class,
-                tag: self.sent[h as usize] % super::TAG_LIMIT,
-            },
-        );
+        let tag = self.sent[h as usize] % super::TAG_LIMIT;
+        let flow = self.rngs[h as usize].random_flow(self.hosts, h, &self.sizes, self.class, tag);
+        act.start_flow(now_ns, flow);
         self.sent[h as usize] += 1;
         self.arm(now_ns, h, act);
     }

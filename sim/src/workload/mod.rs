@@ -133,6 +133,27 @@ impl Rng {
         ((-u.ln() * mean_ns).round() as u64).max(1)
     }
 
+    /// A flow from `src` to a uniformly random other host of `0..hosts`, its size drawn from `sizes` (the
+    /// open-loop workloads' arrivals).
+    pub fn random_flow(
+        &mut self,
+        hosts: u32,
+        src: HostId,
+        sizes: &SizeDist,
+        class: FlowClass,
+        tag: u32,
+    ) -> crate::flow::FlowSpec {
+        let dst = self.other_host(hosts, src);
+        let bytes = sizes.sample(self);
+        crate::flow::FlowSpec {
+            src,
+            dst,
+            bytes,
+            class,
+            tag,
+        }
+    }
+
     /// A uniformly random host of `0..hosts` other than `not` (`not` itself if it is the only host).
     pub fn other_host(&mut self, hosts: u32, not: HostId) -> HostId {
         if hosts < 2 {

@@ -2,7 +2,7 @@
 
 use super::{Rng, SizeDist};
 use crate::config::HostId;
-use crate::flow::{Actions, FlowClass, FlowRecord, FlowSpec, Workload};
+use crate::flow::{Actions, FlowClass, FlowRecord, Workload};
 
 /// Every host starts flows with exponential inter-arrival times of mean `8 * mean_size / (load * rate)` to a
 /// uniformly random other host, until `until_ns`. Each host draws from its own generator (seeded from the
@@ -89,19 +89,9 @@ impl Workload for UniformRandom {
         if token >= u64::from(self.hosts) {
             return;
         }
-        let rng = &mut self.rngs[h as usize];
-        let dst = rng.other_host(self.hosts, h);
-        let bytes = self.sizes.sample(rng);
-        act.start_flow(
-            now_ns,
-            FlowSpec {
-                src: h,
-                dst,
-                bytes,
-                class: self.class,
-                tag: 0,
-            },
-        );
+        let tag = 0;
+        let flow = self.rngs[h as usize].random_flow(self.hosts, h, &self.sizes, self.class, tag);
+        act.start_flow(now_ns, flow);
         self.outstanding += 1;
         self.arm(now_ns, h, act);
     }

@@ -29,22 +29,8 @@ pub fn leaf_spine(leaves: u32, hpl: u32, spines: u32) -> TopologySpec {
 pub fn config(topology: TopologySpec) -> SimConfig {
     SimConfig {
         topology,
-        transport: TransportSpec {
-            kind: Transport::MetaRoce,
-            mtu: 4096,
-            paths: None,
-            cc: None,
-            window_log2: None,
-            rto_min_ns: None,
-            max_msg_bytes: 1 << 20,
-        },
-        switch: SwitchConfig {
-            buffer_bytes: 1 << 20,
-            ecn: None,
-            trimming: true,
-            pfc: None,
-            reroute_after_ns: None,
-        },
+        transport: TransportSpec::new(Transport::MetaRoce),
+        switch: SwitchConfig::default(),
         faults: Vec::new(),
         seed: 1,
         stop_at_ns: Some(1_000_000_000),
