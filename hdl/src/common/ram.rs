@@ -1,0 +1,107 @@
+//! A simple dual-port RAM (one write port, one registered read port, one clock) whose depth is a build
+//! parameter, for the context tables, bitmaps and per-packet state. Yosys maps it to block RAM or UltraRAM.
+//!
+//! The read returns the word at `rd_addr` one cycle after it is presented (`rd_data` is registered); a write
+//! to the same address in the same cycle returns the old word (read-first). Addresses at or beyond `depth`
+//! read zero and ignore writes in the simulator; in hardware they alias (callers check bounds first, which the
+//! context-table miss path does).
+
+use rust_hdl::prelude::*;
+
+/// Simple dual-port RAM of `depth` words of `D`, addressed by `Bits<A>`.
+#[derive(LogicBlock)]
+pub struct SdpRam<D: Synth, const A: usize> {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Read address.
+    pub rd_addr: Signal<In, Bits<A>>,
+    /// Read data, one cycle after `rd_addr`.
+    pub rd_data: Signal<Out, D>,
+    /// Write address.
+    pub wr_addr: Signal<In, Bits<A>>,
+    /// Write data.
+    pub wr_data: Signal<In, D>,
+    /// Write enable.
+    pub wr_en: Signal<In, Bit>,
+    _depth: usize,
+    _mem: Vec<D>,
+}
+
+impl<D: Synth, const A: usize> SdpRam<D, A> {
+    /// A RAM of `depth` words (at most `2^A`), all zero.
+    pub fn new(depth: usize) -> Self {
+        assert!(depth >= 1 && (A >= usize::BITS as usize || depth <= 1usize << A));
+        SdpRam {
+            clk: Default::default(),
+            rd_addr: Default::default(),
+            rd_data: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            wr_en: Default::default(),
+            _depth: depth,
+            _mem: vec![D::default(); depth],
+        }
+    }
+
+    /// Number of words.
+    pub fn depth(&self) -> usize {
+        self._depth
+    }
+}
+
+impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
+    fn update(&mut self) {
+        if self.clk.pos_edge() {
+            let ra = self.rd_addr.val().index();
+            self.rd_data.next = if ra < self._depth {
+                self._mem[ra]
+            } else {
+                D::default()
+            };
+            let wa = self.wr_addr.val().index();
+            if self.wr_en.val() && wa < self._depth {
+                self._mem[wa] = self.wr_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.rd_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+reg [{dmax}:0] mem [0:{last}];
+integer i;
+initial begin
+   for (i = 0; i < {depth}; i = i + 1) mem[i] = {zero};
+end
+always @(posedge clk) begin
+   rd_data <= mem[rd_addr];
+   if (wr_en) begin
+      mem[wr_addr] <= wr_data;
+   end
+end
+",
+            dmax = D::BITS - 1,
+            last = self._depth - 1,
+            depth = self._depth,
+            zero = format_args!("{}'d0", D::BITS),
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "sdp_ram".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "rd_addr".into(),
+                "wr_addr".into(),
+                "wr_data".into(),
+                "wr_en".into(),
+            ],
+            outputs: vec!["rd_data".into()],
+        }]
+    }
+}

@@ -1,0 +1,18 @@
+//! Context tables (connections, queue pairs, memory regions) and their programming port.
+
+use crate::blocks::BlockSpec;
+
+/// Table ids of [`CtxWrite::table`](crate::records::CtxWrite).
+pub mod table {
+    /// Connection hot state (`metaroce_regmap::context::conn`).
+    pub const CONN: u8 = 0;
+    /// Queue pair (`metaroce_regmap::context::qp`).
+    pub const QP: u8 = 1;
+    /// Memory region (`metaroce_regmap::context::mr`).
+    pub const MR: u8 = 2;
+}
+
+/// The blocks of this pipeline.
+pub fn blocks() -> Vec<BlockSpec> {
+    Vec::new()
+}

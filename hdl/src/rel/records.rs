@@ -1,0 +1,69 @@
+//! Records between the transmit path and the sender's reliability and congestion-control state.
+
+// `LogicStruct` generates public accessor methods without docs; the records and their fields are documented.
+#![allow(missing_docs)]
+
+use crate::records::ConnIdx;
+use rust_hdl::prelude::*;
+
+/// May this DATA packet leave now? (transmit scheduler to the gate).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct GateReq {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// PSN of the packet (new: snd_nxt; retransmission: the lost PSN).
+    pub psn: Bits<32>,
+    /// Charged size, `payload_len + 64` (MR-CC).
+    pub charged: Bits<16>,
+    /// A retransmission.
+    pub rtx: Bit,
+}
+
+/// The gate's answer, in request order.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct GateResp {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// PSN asked about.
+    pub psn: Bits<32>,
+    /// Window (MR-REL-4, new PSNs), congestion window (MR-CC-1, MR-REL-45) and pacing (MR-CC-2) allow it.
+    pub allow: Bit,
+    /// When allowed: the EV to send with (MR-PATH-3, MR-PATH-10).
+    pub ev: Bits<14>,
+    /// When allowed: the EV-set entry index.
+    pub path: Bits<8>,
+    /// When refused by pacing: the time (ns mod 2^32) at which it would pass; 0 = wait for an ACK.
+    pub retry_at: Bits<32>,
+}
+
+/// snd_una of a connection advanced (send completions, message-table release).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct UnaUpdate {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// New snd_una.
+    pub snd_una: Bits<32>,
+}
+
+/// Initialises a connection's per-connection state in every pipeline (from the context programming port).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct ConnOpen {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// Initial sequence number of the send direction.
+    pub isn: Bits<32>,
+    /// First expected PSN of the receive direction (the peer's ISN).
+    pub peer_isn: Bits<32>,
+    /// Peer's wlog − 8 (0 until its OX).
+    pub peer_wlog: Bits<4>,
+    /// Own wlog − 8.
+    pub own_wlog: Bits<4>,
+    /// log2 MTU (payload bytes per packet).
+    pub mtu_log: Bits<4>,
+    /// EV-set size (1..=64).
+    pub paths: Bits<7>,
+    /// Peer's CID (DCID of outgoing packets).
+    pub peer_cid: Bits<24>,
+    /// Initial EV-set seed (the EV draws of MR-PATH-1 are made from it).
+    pub seed: Bits<32>,
+}
