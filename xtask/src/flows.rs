@@ -29,6 +29,7 @@ pub fn test() -> Result<(), String> {
         "warnings",
     ]))?;
     vectors(true)?;
+    crate::hdl::check(&tools)?;
     let totals = run_tests(
         cargo()
             .args(["test", "--workspace", "--release", "--all-features"])

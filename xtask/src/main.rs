@@ -4,6 +4,7 @@
 
 mod bootstrap;
 mod flows;
+mod hdl;
 mod util;
 
 use std::process::ExitCode;
@@ -19,6 +20,11 @@ commands:
   vectors       regenerate the golden vectors under tests/vectors
   eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,
                 --quick; see `metaroce eval --help`)
+  verilog [ARGS] write the core's Verilog, one file per block, to target/hdl/verilog (ARGS: --width 512|1024,
+                --conn-bits N, --out DIR, block names; --list)
+  hdl-check     lint (Verilator -Wall) and synthesize (yosys) every block at 512 and 1024 bits, as CI does
+  synth [ARGS]  synthesize every block for UltraScale+ and rewrite the table of docs/hardware.md
+                (ARGS: --width 1024 prints that configuration; block names)
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +38,9 @@ fn main() -> ExitCode {
         Some("bench") => flows::bench(&rest),
         Some("vectors") => flows::vectors(false),
         Some("eval") => flows::eval(&rest),
+        Some("verilog") => hdl::verilog(&rest),
+        Some("hdl-check") => bootstrap::all().and_then(|t| hdl::check(&t)),
+        Some("synth") => bootstrap::all().and_then(|t| hdl::synth(&t, &rest)),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -2,7 +2,9 @@
 //! parameter, for the context tables, bitmaps and per-packet state. Yosys maps it to block RAM or UltraRAM.
 //!
 //! The read returns the word at `rd_addr` one cycle after it is presented (`rd_data` is registered); a write
-//! to the same address in the same cycle returns the old word (read-first). Addresses at or beyond `depth`
+//! to the same address in the same cycle returns the old word (read-first). The contents start as zero (FPGA
+//! block RAM is zeroed by configuration, the simulators zero it); contexts are written before use, so the RAM
+//! has no reset. Addresses at or beyond `depth`
 //! read zero and ignore writes in the simulator; in hardware they alias (callers check bounds first, which the
 //! context-table miss path does).
 
@@ -73,10 +75,6 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
         Verilog::Custom(format!(
             "\
 reg [{dmax}:0] mem [0:{last}];
-integer i;
-initial begin
-   for (i = 0; i < {depth}; i = i + 1) mem[i] = {zero};
-end
 always @(posedge clk) begin
    rd_data <= mem[rd_addr];
    if (wr_en) begin
@@ -86,8 +84,6 @@ end
 ",
             dmax = D::BITS - 1,
             last = self._depth - 1,
-            depth = self._depth,
-            zero = format_args!("{}'d0", D::BITS),
         ))
     }
 

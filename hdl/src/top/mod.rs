@@ -1,0 +1,25 @@
+//! The core top (`metaroce_core`) and the pieces only it uses: the AXI-Lite bridge, the register file and the
+//! DMA multiplexers.
+
+pub mod axil;
+pub mod regfile;
+
+use crate::blocks::BlockSpec;
+
+/// The blocks of the top level.
+pub fn blocks() -> Vec<BlockSpec> {
+    vec![
+        BlockSpec {
+            name: "metaroce_top_axil_bridge",
+            area: "top",
+            description: "AXI4-Lite slave to the internal register bus",
+            verilog: |_cfg| crate::gen::verilog("metaroce_top_axil_bridge", axil::AxilBridge::default()),
+        },
+        BlockSpec {
+            name: "metaroce_top_regfile",
+            area: "top",
+            description: "register blocks of metaroce-regmap: ID, capabilities, interrupts, mailbox, counters",
+            verilog: |cfg| crate::gen::verilog("metaroce_top_regfile", regfile::RegFile::new(cfg)),
+        },
+    ]
+}
