@@ -2,6 +2,7 @@
 //! DMA multiplexers.
 
 pub mod axil;
+pub mod dma_mux;
 pub mod regfile;
 
 use crate::blocks::BlockSpec;
@@ -20,6 +21,24 @@ pub fn blocks() -> Vec<BlockSpec> {
             area: "top",
             description: "register blocks of metaroce-regmap: ID, capabilities, interrupts, mailbox, counters",
             verilog: |cfg| crate::gen::verilog("metaroce_top_regfile", regfile::RegFile::new(cfg)),
+        },
+        BlockSpec {
+            name: "metaroce_top_dma_read_mux",
+            area: "top",
+            description: "two-to-one DMA read multiplexer (order-routed answers)",
+            verilog: |cfg| match cfg.width {
+                crate::DataWidth::W512 => crate::gen::verilog("metaroce_top_dma_read_mux", dma_mux::DmaReadMux::<512, 64>::default()),
+                crate::DataWidth::W1024 => crate::gen::verilog("metaroce_top_dma_read_mux", dma_mux::DmaReadMux::<1024, 128>::default()),
+            },
+        },
+        BlockSpec {
+            name: "metaroce_top_dma_write_mux",
+            area: "top",
+            description: "two-to-one DMA write multiplexer (descriptor and data kept together)",
+            verilog: |cfg| match cfg.width {
+                crate::DataWidth::W512 => crate::gen::verilog("metaroce_top_dma_write_mux", dma_mux::DmaWriteMux::<512, 64>::default()),
+                crate::DataWidth::W1024 => crate::gen::verilog("metaroce_top_dma_write_mux", dma_mux::DmaWriteMux::<1024, 128>::default()),
+            },
         },
     ]
 }

@@ -1,0 +1,202 @@
+//! The register file and the AXI-Lite bridge in rust-hdl's simulator: the driver's discovery walk and
+//! capability read (metaroce-regmap's own readers) over the simulated bus, interrupts, counters, the mailbox,
+//! and the bridge's timeout of a read nobody answers.
+
+use metaroce_hdl::top::axil::AxilBridge;
+use metaroce_hdl::top::regfile::{caps_of, RegFile, FW_STATUS, LANE_BITS};
+use metaroce_hdl::CoreConfig;
+use metaroce_regmap::block::{walk, BlockType, DEFAULT_MAP, DEFAULT_SPACE_BYTES};
+use metaroce_regmap::caps::CapsRepr;
+use metaroce_regmap::id::IdRepr;
+use metaroce_regmap::{counters, irq, mailbox};
+use rust_hdl::prelude::*;
+
+fn settle<B: Block>(uut: &mut B) {
+    assert!(simulate(uut, 200), "the design did not settle");
+}
+
+fn tick(rf: &mut RegFile) {
+    rf.clk.next = Clock { clk: true };
+    settle(rf);
+    rf.clk.next = Clock { clk: false };
+    settle(rf);
+}
+
+fn new_rf(cfg: &CoreConfig) -> RegFile {
+    let mut rf = RegFile::new(cfg);
+    rf.connect_all();
+    rf.rst.next = true;
+    settle(&mut rf);
+    tick(&mut rf);
+    rf.rst.next = false;
+    settle(&mut rf);
+    rf
+}
+
+fn read(rf: &mut RegFile, off: u32) -> u32 {
+    rf.bus_rd_en.next = true;
+    rf.bus_rd_addr.next = bits(u64::from(off));
+    tick(rf);
+    rf.bus_rd_en.next = false;
+    assert!(rf.bus_rd_valid.val(), "no answer to a read of {off:#x}");
+    rf.bus_rd_data.val().index() as u32
+}
+
+fn write(rf: &mut RegFile, off: u32, v: u32) {
+    rf.bus_wr_en.next = true;
+    rf.bus_wr_addr.next = bits(u64::from(off));
+    rf.bus_wr_data.next = bits(u64::from(v));
+    tick(rf);
+    rf.bus_wr_en.next = false;
+}
+
+fn base(kind: BlockType) -> u32 {
+    DEFAULT_MAP.iter().find(|(k, _)| *k == kind).unwrap().1
+}
+
+#[test]
+fn discovery_walk_and_capabilities_read_back_through_the_bus() {
+    let cfg = CoreConfig::default();
+    let mut rf = new_rf(&cfg);
+    rf.git_hash.next = bits(0x1234_abcd);
+    let found = walk(&mut |off| read(&mut rf, off), DEFAULT_SPACE_BYTES).expect("walk");
+    for (kind, b) in DEFAULT_MAP {
+        let info = found.require_current(kind).expect("block present");
+        assert_eq!(info.base, b, "{kind:?}");
+    }
+    let caps = CapsRepr::read(&mut |off| read(&mut rf, off), base(BlockType::Caps)).expect("caps");
+    assert_eq!(caps, caps_of(&cfg));
+    assert_eq!(caps.max_conns, 1 << cfg.conn_bits);
+    let id = IdRepr::read(&mut |off| read(&mut rf, off), base(BlockType::Id)).expect("id");
+    assert_eq!(id.git_hash, 0x1234_abcd);
+}
+
+#[test]
+fn interrupt_cause_is_set_by_hardware_and_cleared_by_writing_one() {
+    let mut rf = new_rf(&CoreConfig::default());
+    let b = base(BlockType::Irq);
+    write(&mut rf, b + irq::reg::CAUSE_ENABLE, 0b10);
+    rf.irq_cause_set.next = bits(0b11);
+    tick(&mut rf);
+    rf.irq_cause_set.next = bits(0);
+    tick(&mut rf);
+    assert_eq!(read(&mut rf, b + irq::reg::CAUSE), 0b11);
+    assert_eq!(
+        rf.irq_pending.val().index(),
+        0b10,
+        "only enabled causes are pending"
+    );
+    write(&mut rf, b + irq::reg::CAUSE, 0b10);
+    assert_eq!(read(&mut rf, b + irq::reg::CAUSE), 0b01);
+    assert_eq!(rf.irq_pending.val().index(), 0);
+}
+
+#[test]
+fn counters_count_lanes_and_read_from_one_snapshot() {
+    let mut rf = new_rf(&CoreConfig::default());
+    let b = base(BlockType::Counters);
+    let mut inc = Bits::<1024>::default();
+    inc = inc.replace_bit(0, true); // lane 0: +1
+    let lane2: Bits<1024> = bits::<1024>(4000) << (2 * LANE_BITS as u64); // lane 2: +4000
+    rf.cnt_inc.next = inc | lane2;
+    for _ in 0..10 {
+        tick(&mut rf);
+    }
+    rf.cnt_inc.next = Bits::default();
+    tick(&mut rf);
+    write(&mut rf, b + counters::reg::SNAPSHOT, 1);
+    let v0 = read(&mut rf, b + counters::reg::VALUE);
+    let v2 = u64::from(read(&mut rf, b + counters::reg::VALUE + 16))
+        | u64::from(read(&mut rf, b + counters::reg::VALUE + 20)) << 32;
+    assert_eq!(v0, 10);
+    assert_eq!(v2, 40_000);
+    assert_eq!(
+        read(&mut rf, b + counters::reg::COUNT),
+        u32::from(counters::COUNT)
+    );
+}
+
+#[test]
+fn mailbox_submit_pulses_go_and_the_firmware_answers() {
+    let mut rf = new_rf(&CoreConfig::default());
+    let b = base(BlockType::Mailbox);
+    write(&mut rf, b + mailbox::reg::REQ + 8, 0xfeed_0001);
+    rf.fw_rd_addr.next = bits(2);
+    settle(&mut rf);
+    assert_eq!(rf.fw_rd_data.val().index(), 0xfeed_0001);
+    rf.bus_wr_en.next = true;
+    rf.bus_wr_addr.next = bits(u64::from(b + mailbox::reg::CTRL));
+    rf.bus_wr_data.next = bits(u64::from(mailbox::ctrl_go(0x77)));
+    tick(&mut rf);
+    rf.bus_wr_en.next = false;
+    assert!(rf.mbox_go.val());
+    assert_eq!(rf.mbox_tag.val().index(), 0x77);
+    tick(&mut rf);
+    assert!(!rf.mbox_go.val(), "go is a one-cycle pulse");
+    rf.fw_wr_en.next = true;
+    rf.fw_wr_addr.next = bits(FW_STATUS as u64);
+    rf.fw_wr_data.next = bits(0x0077_0002);
+    tick(&mut rf);
+    rf.fw_wr_en.next = false;
+    assert_eq!(read(&mut rf, b + mailbox::reg::STATUS), 0x0077_0002);
+}
+
+fn btick(br: &mut AxilBridge) {
+    br.clk.next = Clock { clk: true };
+    settle(br);
+    br.clk.next = Clock { clk: false };
+    settle(br);
+}
+
+#[test]
+fn bridge_writes_once_and_times_out_an_unanswered_read() {
+    let mut br = AxilBridge::default();
+    br.connect_all();
+    br.rst.next = true;
+    settle(&mut br);
+    btick(&mut br);
+    br.rst.next = false;
+    // A write: one bus write cycle, then OKAY.
+    br.s_axil_awaddr.next = bits(0x10_0008);
+    br.s_axil_wdata.next = bits(0xabcd);
+    br.s_axil_wstrb.next = bits(0xf);
+    br.s_axil_awvalid.next = true;
+    br.s_axil_wvalid.next = true;
+    settle(&mut br);
+    assert!(br.s_axil_awready.val() && br.s_axil_wready.val());
+    btick(&mut br);
+    br.s_axil_awvalid.next = false;
+    br.s_axil_wvalid.next = false;
+    settle(&mut br);
+    let mut writes = 0;
+    for _ in 0..4 {
+        if br.bus_wr_en.val() {
+            writes += 1;
+            assert_eq!(br.bus_wr_addr.val().index(), 0x10_0008);
+            assert_eq!(br.bus_wr_data.val().index(), 0xabcd);
+        }
+        btick(&mut br);
+    }
+    assert_eq!(writes, 1);
+    assert!(br.s_axil_bvalid.val());
+    assert_eq!(br.s_axil_bresp.val().index(), 0);
+    br.s_axil_bready.next = true;
+    btick(&mut br);
+    br.s_axil_bready.next = false;
+    settle(&mut br);
+    assert!(!br.s_axil_bvalid.val());
+    // A read nobody answers: SLVERR with all ones after the timeout, never a hang.
+    br.s_axil_araddr.next = bits(0x7f_fff0);
+    br.s_axil_arvalid.next = true;
+    btick(&mut br);
+    br.s_axil_arvalid.next = false;
+    let mut cycles = 0;
+    while !br.s_axil_rvalid.val() {
+        btick(&mut br);
+        cycles += 1;
+        assert!(cycles < 1000, "the read never completed");
+    }
+    assert!(cycles >= 255, "timed out after {cycles} cycles");
+    assert_eq!(br.s_axil_rresp.val().index(), 2);
+    assert_eq!(br.s_axil_rdata.val().index(), 0xffff_ffff);
+}
