@@ -7,7 +7,6 @@
 //! reports each finished write's tag on `s_axis_dma_wr_done_*`. Tags are the issuing block's own.
 //! A PCIe DMA engine or the simulated host memory implements the other side; the core does not change.
 
-
 // `LogicStruct` generates public accessor methods (`get_my_width_*`, `get_my_offset_*`) without docs; the
 // records and their fields are documented here.
 #![allow(missing_docs)]

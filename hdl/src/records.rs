@@ -5,7 +5,6 @@
 //! fill it for the header builder. Field names follow `metaroce_proto::wire::layout`; widths are the wire
 //! widths. A connection is named inside the core by its table index ([`ConnIdx`], the low bits of its CID).
 
-
 // `LogicStruct` generates public accessor methods (`get_my_width_*`, `get_my_offset_*`) without docs; the
 // records and their fields are documented here.
 #![allow(missing_docs)]
