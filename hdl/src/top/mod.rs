@@ -2,6 +2,7 @@
 //! DMA multiplexers.
 
 pub mod axil;
+pub mod clock;
 pub mod dma_mux;
 pub mod regfile;
 
@@ -10,6 +11,12 @@ use crate::blocks::BlockSpec;
 /// The blocks of the top level.
 pub fn blocks() -> Vec<BlockSpec> {
     vec![
+        BlockSpec {
+            name: "metaroce_top_time_base",
+            area: "top",
+            description: "nanosecond time base (fractional clock period)",
+            verilog: |_cfg| crate::gen::verilog("metaroce_top_time_base", clock::TimeBase::default()),
+        },
         BlockSpec {
             name: "metaroce_top_axil_bridge",
             area: "top",
