@@ -42,3 +42,12 @@ pub fn all() -> Vec<BlockSpec> {
 pub fn find(name: &str) -> Option<BlockSpec> {
     all().into_iter().find(|b| b.name == name)
 }
+
+/// The block list as a Markdown table (the `blocks` section of `docs/hardware.md`).
+pub fn render_markdown() -> String {
+    let mut s = String::from("| module | pipeline | what it does |\n|---|---|---|\n");
+    for b in all() {
+        s.push_str(&format!("| `{}` | {} | {} |\n", b.name, b.area, b.description));
+    }
+    s
+}

@@ -115,10 +115,11 @@ struct Usage {
     uram: u64,
     dsp: u64,
     levels: u64,
+    note: &'static str,
 }
 
-/// Parses yosys `stat` text (cell count lines) and `ltp -noff` text.
-fn parse_usage(stat: &str, ltp: &str) -> Usage {
+/// Parses yosys `stat` text (cell count lines).
+fn parse_usage(stat: &str) -> Usage {
     let mut u = Usage::default();
     for line in stat.lines() {
         let mut w = line.split_whitespace();
@@ -148,18 +149,93 @@ fn parse_usage(stat: &str, ltp: &str) -> Usage {
             _ => {}
         }
     }
-    for line in ltp.lines() {
-        if let Some(i) = line.find("length=") {
-            let digits: String = line[i + 7..]
-                .chars()
-                .take_while(|c| c.is_ascii_digit())
+    u
+}
+
+/// Logic levels of the deepest register-to-register (or port-to-register) path of a mapped netlist: the number
+/// of LUTs and wide-function multiplexers (MUXF7/8/9) on it. Carry chains count as no level (a carry cell adds
+/// tens of picoseconds, not a LUT delay); flip-flops, RAMs, DSPs and I/O buffers end paths.
+fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
+    use std::collections::HashMap;
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("netlist of {top}: {e}"))?;
+    let cells = v["modules"][top]["cells"]
+        .as_object()
+        .ok_or_else(|| format!("netlist of {top}: no cells"))?;
+    // For every combinational cell: its input bits, output bits and weight.
+    struct Node {
+        ins: Vec<u64>,
+        outs: Vec<u64>,
+        weight: u64,
+    }
+    let mut nodes = Vec::new();
+    for c in cells.values() {
+        let ty = c["type"].as_str().unwrap_or("");
+        let weight = if ty.starts_with("LUT") || ty.starts_with("MUXF") {
+            1
+        } else if ty.starts_with("CARRY") {
+            0
+        } else {
+            continue; // sequential, memory, DSP, I/O: a path ends here
+        };
+        let (mut ins, mut outs) = (Vec::new(), Vec::new());
+        if let (Some(conns), Some(dirs)) = (
+            c["connections"].as_object(),
+            c["port_directions"].as_object(),
+        ) {
+            for (port, bits) in conns {
+                let out = dirs.get(port).and_then(|d| d.as_str()) == Some("output");
+                for b in bits
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| b.as_u64())
+                {
+                    if out {
+                        outs.push(b);
+                    } else {
+                        ins.push(b);
+                    }
+                }
+            }
+        }
+        nodes.push(Node { ins, outs, weight });
+    }
+    let mut driver: HashMap<u64, usize> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        for &b in &n.outs {
+            driver.insert(b, i);
+        }
+    }
+    // Longest path by an iterative depth-first search with memoised depths (the graph is acyclic).
+    let mut depth: Vec<Option<u64>> = vec![None; nodes.len()];
+    let mut best = 0;
+    for start in 0..nodes.len() {
+        let mut stack = vec![(start, false)];
+        while let Some((i, expanded)) = stack.pop() {
+            if depth[i].is_some() {
+                continue;
+            }
+            let preds: Vec<usize> = nodes[i]
+                .ins
+                .iter()
+                .filter_map(|b| driver.get(b).copied())
                 .collect();
-            if let Ok(n) = digits.parse() {
-                u.levels = u.levels.max(n);
+            if expanded {
+                let d = preds.iter().filter_map(|&p| depth[p]).max().unwrap_or(0) + nodes[i].weight;
+                depth[i] = Some(d);
+                best = best.max(d);
+            } else {
+                stack.push((i, true));
+                for p in preds {
+                    if depth[p].is_none() {
+                        stack.push((p, false));
+                    }
+                }
             }
         }
     }
-    u
+    Ok(best)
 }
 
 /// Synthesizes every block (or the named ones) for UltraScale+ and rewrites the table of
@@ -203,23 +279,40 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
     let version = Command::new(&tools.yosys)
         .arg("-V")
         .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .map(|o| {
+            let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            // "Yosys 0.70 (git sha1 28ba3cb92, Release, <compiler>)" -> "Yosys 0.70 (git sha1 28ba3cb92)"
+            match v.split_once(',') {
+                Some((head, _)) => format!("{head})"),
+                None => v,
+            }
+        })
         .unwrap_or_default();
     let mut rows = Vec::new();
     for f in verilog_files(&dir)? {
         let m = module_of(&f);
         let started = std::time::Instant::now();
-        yosys(
-            tools,
-            &dir,
-            &format!(
-                "read_verilog {m}.v; synth_xilinx -family xcup -flatten -top {m}; \
-                 tee -q -o {m}.stat stat; tee -q -o {m}.ltp ltp -noff"
-            ),
-        )?;
+        let script = |extra: &str| {
+            format!(
+                "read_verilog {m}.v; synth_xilinx -family xcup -flatten {extra} -top {m}; \
+                 tee -q -o {m}.stat stat; write_json {m}.json"
+            )
+        };
+        // yosys 0.70's ABC9 aborts on a few designs (an assertion in its `&mfs` step); ABC9 with `-dff`
+        // (flip-flops inside the mapping) does not, so such a block is mapped that way and marked.
+        let mut note = "";
+        if let Err(e) = yosys(tools, &dir, &script("")) {
+            if !e.contains("Gia_Man") {
+                return Err(e);
+            }
+            yosys(tools, &dir, &script("-dff"))?;
+            note = " (-dff)";
+        }
         let stat = std::fs::read_to_string(dir.join(format!("{m}.stat"))).unwrap_or_default();
-        let ltp = std::fs::read_to_string(dir.join(format!("{m}.ltp"))).unwrap_or_default();
-        let u = parse_usage(&stat, &ltp);
+        let json = std::fs::read_to_string(dir.join(format!("{m}.json"))).unwrap_or_default();
+        let mut u = parse_usage(&stat);
+        u.levels = lut_levels(&json, &m)?;
+        u.note = note;
         eprintln!("  {m}: {u:?} ({:.0} s)", started.elapsed().as_secs_f64());
         rows.push((m, u));
     }
@@ -238,14 +331,15 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
 fn render_table(rows: &[(String, Usage)], version: &str, width: &str) -> String {
     let mut s = format!(
         "Generated by `cargo xtask synth` with {version}: `synth_xilinx -family xcup -flatten` per block, \
-         {width}-bit datapath, default configuration. Logic levels: `ltp -noff` after mapping (LUTs and carry \
-         cells on the longest register-to-register path).\n\n\
-         | module | LUT | FF | CARRY8 | BRAM36 | URAM | DSP | levels |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+         {width}-bit datapath, default configuration. Levels: LUTs and MUXF cells on the deepest \
+         register-to-register path of the mapped netlist (carry chains not counted). Blocks marked (-dff) were \
+         mapped with ABC9's `-dff` option, because yosys' default ABC9 script aborts on them.\n\n\
+         | module | LUT | FF | carry | BRAM36 | URAM | DSP | levels |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
     );
     for (m, u) in rows {
         s.push_str(&format!(
-            "| `{m}` | {} | {} | {} | {} | {} | {} | {} |\n",
-            u.luts, u.ffs, u.carry, u.bram36, u.uram, u.dsp, u.levels
+            "| `{m}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
+            u.note, u.luts, u.ffs, u.carry, u.bram36, u.uram, u.dsp, u.levels
         ));
     }
     s
