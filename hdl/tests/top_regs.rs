@@ -200,3 +200,49 @@ fn bridge_writes_once_and_times_out_an_unanswered_read() {
     assert_eq!(br.s_axil_rresp.val().index(), 2);
     assert_eq!(br.s_axil_rdata.val().index(), 0xffff_ffff);
 }
+
+#[test]
+fn endpoint_registers_reset_to_the_model_defaults_and_reach_the_hardware() {
+    use metaroce_hdl::top::regfile::endpoint_bit;
+    use metaroce_proto::transport::EndpointConfig as Config;
+    use metaroce_regmap::endpoint::{field, reg};
+    let mut rf = new_rf(&CoreConfig::default());
+    let b = base(BlockType::Endpoint);
+    let d = Config::default();
+    let mut rd = |off: u32| read(&mut rf, b + off);
+    assert_eq!(
+        [rd(reg::MAC_HI) >> 8, rd(reg::MAC_HI) & 0xff],
+        [u32::from(d.mac[0]), u32::from(d.mac[1])]
+    );
+    assert_eq!(rd(reg::MAC_LO).to_be_bytes(), [d.mac[2], d.mac[3], d.mac[4], d.mac[5]]);
+    match d.ip {
+        std::net::IpAddr::V4(ip) => assert_eq!(rd(reg::IPV4).to_be_bytes(), ip.octets()),
+        other => panic!("the model's default address is IPv4, not {other:?}"),
+    }
+    assert_eq!(field::PORT.extract(rd(reg::UDP_PORT)), u32::from(d.udp_port));
+    let dscp = rd(reg::DSCP);
+    assert_eq!(field::DSCP_DATA.extract(dscp), u32::from(d.dscp_data));
+    assert_eq!(field::DSCP_CTRL.extract(dscp), u32::from(d.dscp_ctrl));
+    assert_eq!(field::DSCP_TRIM.extract(dscp), u32::from(d.dscp_trim));
+    assert_eq!(field::TTL.extract(rd(reg::TTL)), u32::from(d.ttl));
+    assert_eq!(u64::from(rd(reg::LINE_RATE)) * 1_000_000, d.line_rate_bps);
+    assert_eq!(u64::from(rd(reg::BASE_RTT)), d.base_rtt_ns);
+    assert_eq!(u64::from(rd(reg::RTO_MIN)), d.rto_min_ns);
+    assert_eq!(u64::from(rd(reg::RTO_INIT)), d.rto_init_ns);
+    assert_eq!(u64::from(rd(reg::RTO_MAX)), d.rto_max_ns);
+    let cc = metaroce_proto::transport::cc::CcParams::default();
+    assert_eq!(u64::from(rd(reg::TARGET_QDELAY)), cc.target_qdelay_ns);
+    assert_eq!(u64::from(rd(reg::MIN_RTT_WINDOW)), cc.min_rtt_window_ns);
+    let retry = rd(reg::RETRY);
+    assert_eq!(field::RETRY_LIMIT.extract(retry), u32::from(d.retry_limit));
+    assert_eq!(field::REORDER_DISTANCE.extract(retry), u32::from(d.reorder_distance));
+    let ack = rd(reg::ACK);
+    assert_eq!(field::ACK_RATIO.extract(ack), u32::from(d.ack_ratio));
+    assert_eq!(u64::from(field::ACK_DELAY.extract(ack)), d.ack_delay_ns);
+    assert_eq!(1u32 << field::MTU_LOG.extract(rd(reg::MTU)), u32::from(d.mtu));
+    // A write reaches the hardware's endpoint vector.
+    write(&mut rf, b + reg::UDP_PORT, 4800);
+    settle(&mut rf);
+    let v = rf.endpoint.val().get_bits::<32>(endpoint_bit(reg::UDP_PORT));
+    assert_eq!(v.index(), 4800);
+}

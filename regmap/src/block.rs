@@ -157,6 +157,8 @@ block_types! {
     Counters = 0x4D52_0005, "counters";
     /// Queue doorbells: where the per-QP and per-CQ doorbell pages are.
     Queues = 0x4D52_0006, "queues";
+    /// Endpoint addresses and transport parameters.
+    Endpoint = 0x4D52_0007, "endpoint";
 }
 
 /// The static description of one block type: its registers and current version.
@@ -182,7 +184,7 @@ impl BlockLayout {
 }
 
 /// Every block layout, in the order of the default map.
-pub fn layouts() -> [&'static BlockLayout; 6] {
+pub fn layouts() -> [&'static BlockLayout; 7] {
     [
         &crate::id::BLOCK,
         &crate::caps::BLOCK,
@@ -190,6 +192,7 @@ pub fn layouts() -> [&'static BlockLayout; 6] {
         &crate::mailbox::BLOCK,
         &crate::counters::BLOCK,
         &crate::queues::BLOCK,
+        &crate::endpoint::BLOCK,
     ]
 }
 
@@ -202,18 +205,20 @@ pub fn layout_of(kind: BlockType) -> &'static BlockLayout {
         BlockType::Mailbox => &crate::mailbox::BLOCK,
         BlockType::Counters => &crate::counters::BLOCK,
         BlockType::Queues => &crate::queues::BLOCK,
+        BlockType::Endpoint => &crate::endpoint::BLOCK,
     }
 }
 
 /// Where the reference design places each block (the HDL and the simulator build their register space from
 /// this; a driver never relies on it, it walks the chain).
-pub const DEFAULT_MAP: [(BlockType, u32); 6] = [
+pub const DEFAULT_MAP: [(BlockType, u32); 7] = [
     (BlockType::Id, 0x0000),
     (BlockType::Caps, 0x0100),
     (BlockType::Irq, 0x0200),
     (BlockType::Mailbox, 0x0300),
     (BlockType::Counters, 0x0400),
     (BlockType::Queues, 0x0800),
+    (BlockType::Endpoint, 0x0900),
 ];
 
 /// Size of the reference design's register space (BAR 0), doorbell pages included.

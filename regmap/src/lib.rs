@@ -7,7 +7,8 @@
 //! by [`doc::render`], and [`gen`] renders the same tables as a C header and a SystemVerilog package.
 //!
 //! * Register space: self-describing blocks (type, version, next) found by a discovery walk ([`block::walk`]):
-//!   [`id`], [`caps`], [`irq`], [`mailbox`], [`counters`], [`queues`] (doorbells, ring semantics).
+//!   [`id`], [`caps`], [`irq`], [`mailbox`], [`counters`], [`queues`] (doorbells, ring semantics),
+//!   [`endpoint`] (addresses and transport parameters).
 //! * Host-memory entries: [`descriptor::sqe`], [`descriptor::rqe`], [`descriptor::cqe`].
 //! * Device context entries: [`context::conn`] (hot state, ≤ 64 bytes, MR-CONN-28), [`context::qp`],
 //!   [`context::mr`].
@@ -27,6 +28,7 @@ pub mod context;
 pub mod counters;
 pub mod descriptor;
 pub mod doc;
+pub mod endpoint;
 pub mod field;
 pub mod gen;
 pub mod id;

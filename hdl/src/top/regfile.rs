@@ -20,7 +20,7 @@ use metaroce_regmap::block::{self as rblock, BlockType, DEFAULT_MAP};
 use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::field::Access;
 use metaroce_regmap::id::IdRepr;
-use metaroce_regmap::mailbox;
+use metaroce_regmap::{endpoint, mailbox};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
@@ -55,6 +55,26 @@ pub enum RegKind {
     Snapshot(usize),
     /// Counters SNAPSHOT: a write of bit 0 takes a snapshot.
     SnapshotCmd,
+}
+
+/// Bit offset, in [`RegFile::endpoint`], of the word at endpoint-block offset `offset` (a multiple of 4 from
+/// `MAC_HI` on).
+pub const fn endpoint_bit(offset: u32) -> usize {
+    ((offset - endpoint::reg::MAC_HI) * 8) as usize
+}
+
+/// The Rw storage index of every endpoint word, in word order.
+fn endpoint_rw(map: &BTreeMap<u32, RegKind>) -> Vec<(usize, usize)> {
+    let base = DEFAULT_MAP
+        .iter()
+        .find(|(t, _)| *t == BlockType::Endpoint)
+        .map_or(0, |(_, b)| *b);
+    endpoint::words()
+        .filter_map(|(off, _, _)| match map.get(&(base + off)) {
+            Some(RegKind::Rw(i, _)) => Some((endpoint_bit(off), *i)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Firmware word index of `MAILBOX.STATUS` (after the 16 RESP words).
@@ -164,6 +184,9 @@ pub struct RegFile {
     pub mbox_go: Signal<Out, Bit>,
     /// Its tag.
     pub mbox_tag: Signal<Out, Bits<16>>,
+    /// The endpoint block's words after its header (`metaroce_regmap::endpoint::words`): word k in bits
+    /// `32k+31..32k`, see [`endpoint_bit`].
+    pub endpoint: Signal<Out, Bits<1024>>,
     /// Firmware read of MAILBOX.REQ word `fw_rd_addr`.
     pub fw_rd_addr: Signal<In, Bits<4>>,
     /// The word (combinational).
@@ -204,6 +227,7 @@ impl RegFile {
             irq_pending: Default::default(),
             mbox_go: Default::default(),
             mbox_tag: Default::default(),
+            endpoint: Default::default(),
             fw_rd_addr: Default::default(),
             fw_rd_data: Default::default(),
             fw_wr_en: Default::default(),
@@ -258,6 +282,11 @@ impl Logic for RegFile {
     fn update(&mut self) {
         let en = self.enable_index();
         self.irq_pending.next = bits(u64::from(self._cause & en.map_or(0, |i| self._rw[i])));
+        let mut ep = Bits::<1024>::default();
+        for (bit, i) in endpoint_rw(&self._map) {
+            ep = ep | (bits::<1024>(u64::from(self._rw[i])) << (bit as u64));
+        }
+        self.endpoint.next = ep;
         self.fw_rd_data.next = bits(u64::from(
             self.req_index(self.fw_rd_addr.val().index())
                 .map_or(0, |i| self._rw[i]),
@@ -339,6 +368,7 @@ impl Logic for RegFile {
         self.mbox_go.connect();
         self.mbox_tag.connect();
         self.fw_rd_data.connect();
+        self.endpoint.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -364,6 +394,10 @@ fn verilog_body(rf: &RegFile) -> String {
         .enable_index()
         .map_or("32'd0".to_string(), |i| format!("rw[{i}]"));
     let _ = writeln!(s, "always @(*) begin\n   irq_pending = cause & {en};");
+    let _ = writeln!(s, "   endpoint = 1024'd0;");
+    for (bit, i) in endpoint_rw(&rf._map) {
+        let _ = writeln!(s, "   endpoint[{} +: 32] = rw[{i}];", bit);
+    }
     let _ = writeln!(s, "   case (fw_rd_addr)");
     for w in 0..16 {
         if let Some(i) = rf.req_index(w) {
