@@ -4,6 +4,7 @@
 pub mod axil;
 pub mod clock;
 pub mod dma_mux;
+pub mod endpoint_cfg;
 pub mod regfile;
 
 use crate::blocks::BlockSpec;
@@ -28,6 +29,12 @@ pub fn blocks() -> Vec<BlockSpec> {
             area: "top",
             description: "register blocks of metaroce-regmap: ID, capabilities, interrupts, mailbox, counters",
             verilog: |cfg| crate::gen::verilog("metaroce_top_regfile", regfile::RegFile::new(cfg)),
+        },
+        BlockSpec {
+            name: "metaroce_top_endpoint_cfg",
+            area: "top",
+            description: "endpoint register block decoded into the pipelines' configuration; NSCC bdp",
+            verilog: |_cfg| crate::gen::verilog("metaroce_top_endpoint_cfg", endpoint_cfg::EndpointCfg::default()),
         },
         BlockSpec {
             name: "metaroce_top_dma_read_mux",
