@@ -47,7 +47,10 @@ pub fn find(name: &str) -> Option<BlockSpec> {
 pub fn render_markdown() -> String {
     let mut s = String::from("| module | pipeline | what it does |\n|---|---|---|\n");
     for b in all() {
-        s.push_str(&format!("| `{}` | {} | {} |\n", b.name, b.area, b.description));
+        s.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            b.name, b.area, b.description
+        ));
     }
     s
 }

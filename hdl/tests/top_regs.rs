@@ -214,12 +214,18 @@ fn endpoint_registers_reset_to_the_model_defaults_and_reach_the_hardware() {
         [rd(reg::MAC_HI) >> 8, rd(reg::MAC_HI) & 0xff],
         [u32::from(d.mac[0]), u32::from(d.mac[1])]
     );
-    assert_eq!(rd(reg::MAC_LO).to_be_bytes(), [d.mac[2], d.mac[3], d.mac[4], d.mac[5]]);
+    assert_eq!(
+        rd(reg::MAC_LO).to_be_bytes(),
+        [d.mac[2], d.mac[3], d.mac[4], d.mac[5]]
+    );
     match d.ip {
         std::net::IpAddr::V4(ip) => assert_eq!(rd(reg::IPV4).to_be_bytes(), ip.octets()),
         other => panic!("the model's default address is IPv4, not {other:?}"),
     }
-    assert_eq!(field::PORT.extract(rd(reg::UDP_PORT)), u32::from(d.udp_port));
+    assert_eq!(
+        field::PORT.extract(rd(reg::UDP_PORT)),
+        u32::from(d.udp_port)
+    );
     let dscp = rd(reg::DSCP);
     assert_eq!(field::DSCP_DATA.extract(dscp), u32::from(d.dscp_data));
     assert_eq!(field::DSCP_CTRL.extract(dscp), u32::from(d.dscp_ctrl));
@@ -235,14 +241,60 @@ fn endpoint_registers_reset_to_the_model_defaults_and_reach_the_hardware() {
     assert_eq!(u64::from(rd(reg::MIN_RTT_WINDOW)), cc.min_rtt_window_ns);
     let retry = rd(reg::RETRY);
     assert_eq!(field::RETRY_LIMIT.extract(retry), u32::from(d.retry_limit));
-    assert_eq!(field::REORDER_DISTANCE.extract(retry), u32::from(d.reorder_distance));
+    assert_eq!(
+        field::REORDER_DISTANCE.extract(retry),
+        u32::from(d.reorder_distance)
+    );
     let ack = rd(reg::ACK);
     assert_eq!(field::ACK_RATIO.extract(ack), u32::from(d.ack_ratio));
     assert_eq!(u64::from(field::ACK_DELAY.extract(ack)), d.ack_delay_ns);
-    assert_eq!(1u32 << field::MTU_LOG.extract(rd(reg::MTU)), u32::from(d.mtu));
+    assert_eq!(
+        1u32 << field::MTU_LOG.extract(rd(reg::MTU)),
+        u32::from(d.mtu)
+    );
     // A write reaches the hardware's endpoint vector.
     write(&mut rf, b + reg::UDP_PORT, 4800);
     settle(&mut rf);
-    let v = rf.endpoint.val().get_bits::<32>(endpoint_bit(reg::UDP_PORT));
+    let v = rf
+        .endpoint
+        .val()
+        .get_bits::<32>(endpoint_bit(reg::UDP_PORT));
     assert_eq!(v.index(), 4800);
+}
+
+#[test]
+fn transmit_peer_addresses_become_big_endian_numbers_except_for_acks() {
+    use metaroce_hdl::records::PktMeta;
+    use metaroce_hdl::top::peer_order::PeerOrder;
+    let mut p = PeerOrder::default();
+    p.connect_all();
+    // QP-context order: the first wire byte in the low bits. 02:00:00:00:00:01 and 10.0.0.7.
+    let mut m = PktMeta {
+        ptype: bits(1),
+        peer_mac: bits(0x0100_0000_0002),
+        peer_ip: bits(0x0700_000a),
+        ..PktMeta::default()
+    };
+    p.hdr_in.next = m;
+    settle(&mut p);
+    assert_eq!(p.hdr_out.val().peer_mac.to_u64(), 0x0200_0000_0001);
+    assert_eq!(
+        p.hdr_out.val().peer_ip.get_bits::<32>(0).index(),
+        0x0a00_0007
+    );
+    m.ipv6 = true;
+    m.peer_ip = bits::<128>(0x2001) | (bits::<128>(0x42) << 120);
+    p.hdr_in.next = m;
+    settle(&mut p);
+    let ip = p.hdr_out.val().peer_ip;
+    assert_eq!(
+        ip.get_bits::<16>(112).index(),
+        0x0120,
+        "first wire byte in the high bits"
+    );
+    assert_eq!(ip.get_bits::<8>(0).index(), 0x42);
+    m.ptype = bits(2);
+    p.hdr_in.next = m;
+    settle(&mut p);
+    assert_eq!(p.hdr_out.val(), m, "ACK headers pass unchanged");
 }

@@ -86,7 +86,8 @@ pub mod field {
         "loss-detection distance in packets (>= 16)",
     );
     /// `ACK.ratio`.
-    pub const ACK_RATIO: Field = Field::new("ratio", 0, 0, 8, "accepted DATA packets per ACK");
+    pub const ACK_RATIO: Field =
+        Field::new("ratio", 0, 0, 7, "accepted DATA packets per ACK (1..=127)");
     /// `ACK.delay_ns`.
     pub const ACK_DELAY: Field =
         Field::new("delay_ns", 0, 16, 16, "longest ACK delay when ratio > 1");

@@ -1,5 +1,8 @@
 //! Building blocks shared by the pipelines.
 
+pub mod bitscan;
+pub mod crc;
+pub mod netlist;
 pub mod ram;
 
 use crate::blocks::BlockSpec;
@@ -7,7 +10,7 @@ use rust_hdl::prelude::Bits;
 
 /// The shared blocks that are checked on their own.
 pub fn blocks() -> Vec<BlockSpec> {
-    vec![BlockSpec {
+    let mut v = vec![BlockSpec {
         name: "metaroce_sdp_ram",
         area: "common",
         description: "simple dual-port RAM, 16K x 512 bits (a connection-context table)",
@@ -17,5 +20,8 @@ pub fn blocks() -> Vec<BlockSpec> {
                 ram::SdpRam::<Bits<512>, 14>::new(1 << 14),
             )
         },
-    }]
+    }];
+    v.extend(bitscan::blocks());
+    v.extend(crc::blocks());
+    v
 }

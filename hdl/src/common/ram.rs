@@ -72,13 +72,31 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
     }
 
     fn hdl(&self) -> Verilog {
+        // The RAM decodes only the address bits its depth needs; the port's upper bits (the address width is
+        // the caller's index type) are documented as unused with a precise in-source waiver.
+        let ab = (usize::BITS - (self._depth - 1).leading_zeros()).max(1) as usize;
+        let (rd, wr, unused) = if ab < A {
+            (
+                format!("rd_addr[{}:0]", ab - 1),
+                format!("wr_addr[{}:0]", ab - 1),
+                format!(
+                    "/* verilator lint_off UNUSEDSIGNAL */\n\
+                     // Address bits above the depth's {ab} are not decoded.\n\
+                     wire unused_addr_bits = |{{rd_addr[{hi}:{ab}], wr_addr[{hi}:{ab}]}};\n\
+                     /* verilator lint_on UNUSEDSIGNAL */\n",
+                    hi = A - 1
+                ),
+            )
+        } else {
+            ("rd_addr".to_string(), "wr_addr".to_string(), String::new())
+        };
         Verilog::Custom(format!(
             "\
-reg [{dmax}:0] mem [0:{last}];
+{unused}reg [{dmax}:0] mem [0:{last}];
 always @(posedge clk) begin
-   rd_data <= mem[rd_addr];
+   rd_data <= mem[{rd}];
    if (wr_en) begin
-      mem[wr_addr] <= wr_data;
+      mem[{wr}] <= wr_data;
    end
 end
 ",

@@ -55,11 +55,11 @@ pub struct EndpointCfg {
     /// Reordering distance, packets.
     pub cfg_reorder_distance: Signal<Out, Bits<16>>,
     /// ACK ratio.
-    pub cfg_ack_ratio: Signal<Out, Bits<8>>,
+    pub cfg_ack_ratio: Signal<Out, Bits<7>>,
     /// ACK delay, ns.
     pub cfg_ack_delay_ns: Signal<Out, Bits<16>>,
     /// log2 MTU.
-    pub cfg_mtu_log: Signal<Out, Bits<4>>,
+    pub cfg_mtu_log: Signal<Out, Bits<8>>,
     /// MTU in bytes.
     pub cfg_mtu: Signal<Out, Bits<64>>,
     /// NSCC bdp in bytes.
@@ -245,12 +245,13 @@ always @(*) begin
    cfg_reorder_distance = {reorder};
    cfg_ack_ratio = {ratio};
    cfg_ack_delay_ns = {delay};
-   cfg_mtu_log = endpoint[{mtu_b} +: {mtu_n}];
+   cfg_mtu_log = {{{mtu_pad}'d0, endpoint[{mtu_b} +: {mtu_n}]}};
    cfg_mtu = mtu;
    cfg_bdp = (bdp > mtu) ? bdp : mtu;
 end
 ",
             rate = w(reg::LINE_RATE),
+            mtu_pad = 8 - mtu_n,
             rtt = w(reg::BASE_RTT),
             div = BDP_DIVISOR,
             last = ROUND - 1,

@@ -3,8 +3,12 @@
 
 pub mod axil;
 pub mod clock;
+pub mod core;
+pub mod counter_events;
 pub mod dma_mux;
 pub mod endpoint_cfg;
+pub mod open_fanout;
+pub mod peer_order;
 pub mod regfile;
 
 use crate::blocks::BlockSpec;
@@ -12,6 +16,12 @@ use crate::blocks::BlockSpec;
 /// The blocks of the top level.
 pub fn blocks() -> Vec<BlockSpec> {
     vec![
+        BlockSpec {
+            name: "metaroce_core",
+            area: "top",
+            description: "the NIC core: every pipeline behind the register bus, the DMA interface and the MAC streams",
+            verilog: core::verilog,
+        },
         BlockSpec {
             name: "metaroce_top_time_base",
             area: "top",
@@ -35,6 +45,27 @@ pub fn blocks() -> Vec<BlockSpec> {
             area: "top",
             description: "endpoint register block decoded into the pipelines' configuration; NSCC bdp",
             verilog: |_cfg| crate::gen::verilog("metaroce_top_endpoint_cfg", endpoint_cfg::EndpointCfg::default()),
+        },
+        BlockSpec {
+            name: "metaroce_top_counter_events",
+            area: "top",
+            description: "core events to counter increments, lanes from regmap's counter table",
+            verilog: |cfg| match cfg.width {
+                crate::DataWidth::W512 => crate::gen::verilog("metaroce_top_counter_events", counter_events::CounterEvents::<64>::default()),
+                crate::DataWidth::W1024 => crate::gen::verilog("metaroce_top_counter_events", counter_events::CounterEvents::<128>::default()),
+            },
+        },
+        BlockSpec {
+            name: "metaroce_top_open_fanout",
+            area: "top",
+            description: "ConnOpen broadcast to the five per-connection state holders",
+            verilog: |_cfg| crate::gen::verilog("metaroce_top_open_fanout", open_fanout::OpenFanout::default()),
+        },
+        BlockSpec {
+            name: "metaroce_top_peer_order",
+            area: "top",
+            description: "transmit headers' peer addresses from QP-context byte order to PktMeta's",
+            verilog: |_cfg| crate::gen::verilog("metaroce_top_peer_order", peer_order::PeerOrder::default()),
         },
         BlockSpec {
             name: "metaroce_top_dma_read_mux",

@@ -1,0 +1,352 @@
+//! RTT estimator and retransmission timeout (MR-REL-26..31, MR-REL-36), in integer arithmetic exactly as
+//! `metaroce_proto::transport::rtt::RttEstimator`, one connection's state at a time (the caller keeps the
+//! [`RttState`] in its per-connection RAM).
+//!
+//! Operations (on `in_valid`): `upd_sample` = `on_sample(sample)` (first sample: `srtt = s, rttvar = s/2`;
+//! later: `e = s - srtt`, `srtt += e/8`, `rttvar += (|e| - rttvar)/4`, divisions truncating toward zero;
+//! backoff cleared), `upd_timeout` = `on_timeout()` (backoff + 1), neither = a query. Every operation outputs
+//! the resulting state, `rto = min(clamp(has ? srtt + 4*rttvar : rto_init, rto_min, rto_max) << backoff,
+//! rto_max)` (MR-REL-29, MR-REL-30) and `reo_wnd = max(srtt/4, 2*rttvar, 1000)` (MR-REL-36, before the
+//! MR-REL-59 multiplier), computed from the unsaturated new values.
+//!
+//! Storage: `srtt` and `rttvar` are ns24 (regmap `context::conn` SRTT / RTTVAR): stored saturated at 2^24 - 1.
+//! For RTT samples below 2^24 ns (16.7 ms) srtt and rttvar stay below 2^24 and every output equals the
+//! model's; with larger samples the stored values saturate (the model keeps them exact), so later `rto`,
+//! `reo_wnd` may be smaller than the model's. `backoff` is 5 bits (regmap BACKOFF) and saturates at 31 (the
+//! model at 32): the `rto` is the same whenever `rto_max <= max(rto_min, 1) * 2^31`. `rto_max` is taken as
+//! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
+//! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
+//!
+//! Pipeline: 4 cycles from `in_valid` to `out_valid` (four register stages), one operation per cycle. Configuration values
+//! `< 2^62`.
+
+use rust_hdl::prelude::*;
+
+/// Records of the estimator.
+pub mod rec {
+    #![allow(missing_docs)]
+    use rust_hdl::prelude::*;
+
+    /// One connection's estimator state (54 bits).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct RttState {
+        /// Smoothed RTT, ns24.
+        pub srtt: Bits<24>,
+        /// RTT variation, ns24.
+        pub rttvar: Bits<24>,
+        /// A sample was taken.
+        pub has: Bit,
+        /// Consecutive timeouts since the last sample (0..=31).
+        pub backoff: Bits<5>,
+    }
+
+    /// A 24-bit value zero-extended to 64 bits (lint-clean zero extension).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct Zx24 {
+        pub lo: Bits<24>,
+        pub hi: Bits<40>,
+    }
+}
+
+pub use rec::{RttState, Zx24};
+
+/// The estimator (see the module docs). Construct with `Default`.
+#[derive(LogicBlock)]
+pub struct RttUnit {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub rst: Signal<In, Bit>,
+    /// An operation.
+    pub in_valid: Signal<In, Bit>,
+    /// Take `sample` (MR-REL-27).
+    pub upd_sample: Signal<In, Bit>,
+    /// One more timeout (MR-REL-30).
+    pub upd_timeout: Signal<In, Bit>,
+    /// The sample, ns (the caller passes `max(sample, 1)` as the model does).
+    pub sample: Signal<In, Bits<64>>,
+    /// State before.
+    pub st_in: Signal<In, RttState>,
+    /// RTO lower bound, ns.
+    pub cfg_rto_min_ns: Signal<In, Bits<64>>,
+    /// RTO before the first sample, ns.
+    pub cfg_rto_init_ns: Signal<In, Bits<64>>,
+    /// RTO upper bound, ns.
+    pub cfg_rto_max_ns: Signal<In, Bits<64>>,
+    /// Result valid (4 cycles after `in_valid`).
+    pub out_valid: Signal<Out, Bit>,
+    /// State after.
+    pub st_out: Signal<Out, RttState>,
+    /// Smoothed RTT after, ns (unsaturated).
+    pub srtt: Signal<Out, Bits<64>>,
+    /// RTO including backoff, ns.
+    pub rto: Signal<Out, Bits<64>>,
+    /// RACK reordering window before the multiplier, ns.
+    pub reo_wnd: Signal<Out, Bits<64>>,
+    // stage 1
+    v1: DFF<Bit>,
+    srtt1: DFF<Bits<64>>,
+    var1: DFF<Bits<64>>,
+    has1: DFF<Bit>,
+    bo1: DFF<Bits<5>>,
+    // stage 2
+    v2: DFF<Bit>,
+    base2: DFF<Bits<64>>,
+    bo2: DFF<Bits<5>>,
+    reo2: DFF<Bits<64>>,
+    srtt2: DFF<Bits<64>>,
+    st2: DFF<RttState>,
+    // stage 3
+    v3: DFF<Bit>,
+    r3: DFF<Bits<64>>,
+    bo3: DFF<Bits<5>>,
+    reo3: DFF<Bits<64>>,
+    srtt3: DFF<Bits<64>>,
+    st3: DFF<RttState>,
+    // stage 4 (outputs)
+    v4: DFF<Bit>,
+    r4: DFF<Bits<64>>,
+    reo4: DFF<Bits<64>>,
+    srtt4: DFF<Bits<64>>,
+    st4: DFF<RttState>,
+    zx_srtt: Signal<Local, Zx24>,
+    zx_var: Signal<Local, Zx24>,
+    s_old: Signal<Local, Bits<64>>,
+    v_old: Signal<Local, Bits<64>>,
+    ae: Signal<Local, Bits<64>>,
+    rmax: Signal<Local, Bits<64>>,
+    base: Signal<Local, Bits<64>>,
+    sh_a: Signal<Local, Bits<64>>,
+    sh_b: Signal<Local, Bits<64>>,
+    sh_c: Signal<Local, Bits<64>>,
+    sh_d: Signal<Local, Bits<64>>,
+    reo: Signal<Local, Bits<64>>,
+    k_zero40: Constant<Bits<40>>,
+    k_ns24_max: Constant<Bits<64>>,
+    k_1000: Constant<Bits<64>>,
+    k_bo_max: Constant<Bits<5>>,
+    k_bo_zero: Constant<Bits<5>>,
+    k_bo_one: Constant<Bits<5>>,
+}
+
+impl Default for RttUnit {
+    fn default() -> Self {
+        RttUnit {
+            clk: Default::default(),
+            rst: Default::default(),
+            in_valid: Default::default(),
+            upd_sample: Default::default(),
+            upd_timeout: Default::default(),
+            sample: Default::default(),
+            st_in: Default::default(),
+            cfg_rto_min_ns: Default::default(),
+            cfg_rto_init_ns: Default::default(),
+            cfg_rto_max_ns: Default::default(),
+            out_valid: Default::default(),
+            st_out: Default::default(),
+            srtt: Default::default(),
+            rto: Default::default(),
+            reo_wnd: Default::default(),
+            v1: Default::default(),
+            srtt1: Default::default(),
+            var1: Default::default(),
+            has1: Default::default(),
+            bo1: Default::default(),
+            v2: Default::default(),
+            base2: Default::default(),
+            bo2: Default::default(),
+            reo2: Default::default(),
+            srtt2: Default::default(),
+            st2: Default::default(),
+            v3: Default::default(),
+            r3: Default::default(),
+            bo3: Default::default(),
+            reo3: Default::default(),
+            srtt3: Default::default(),
+            st3: Default::default(),
+            v4: Default::default(),
+            r4: Default::default(),
+            reo4: Default::default(),
+            srtt4: Default::default(),
+            st4: Default::default(),
+            zx_srtt: Default::default(),
+            zx_var: Default::default(),
+            s_old: Default::default(),
+            v_old: Default::default(),
+            ae: Default::default(),
+            rmax: Default::default(),
+            base: Default::default(),
+            sh_a: Default::default(),
+            sh_b: Default::default(),
+            sh_c: Default::default(),
+            sh_d: Default::default(),
+            reo: Default::default(),
+            k_zero40: Constant::new(0u64.to_bits()),
+            k_ns24_max: Constant::new(((1u64 << 24) - 1).to_bits()),
+            k_1000: Constant::new(1000u64.to_bits()),
+            k_bo_max: Constant::new(31u64.to_bits()),
+            k_bo_zero: Constant::new(0u64.to_bits()),
+            k_bo_one: Constant::new(1u64.to_bits()),
+        }
+    }
+}
+
+impl Logic for RttUnit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clk, v1, srtt1, var1, has1, bo1, v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3,
+            reo3, srtt3, st3, v4, r4, reo4, srtt4, st4
+        );
+        self.zx_srtt.next.lo = self.st_in.val().srtt;
+        self.zx_srtt.next.hi = self.k_zero40.val();
+        self.zx_var.next.lo = self.st_in.val().rttvar;
+        self.zx_var.next.hi = self.k_zero40.val();
+        self.s_old.next = self.zx_srtt.val().into();
+        self.v_old.next = self.zx_var.val().into();
+        // |e| = |sample - srtt|.
+        if self.sample.val() >= self.s_old.val() {
+            self.ae.next = self.sample.val() - self.s_old.val();
+        } else {
+            self.ae.next = self.s_old.val() - self.sample.val();
+        }
+        // Stage 1: the state update.
+        self.v1.d.next = self.in_valid.val();
+        self.srtt1.d.next = self.s_old.val();
+        self.var1.d.next = self.v_old.val();
+        self.has1.d.next = self.st_in.val().has;
+        self.bo1.d.next = self.st_in.val().backoff;
+        if self.upd_sample.val() {
+            self.has1.d.next = true;
+            self.bo1.d.next = self.k_bo_zero.val();
+            if !self.st_in.val().has {
+                self.srtt1.d.next = self.sample.val();
+                self.var1.d.next = self.sample.val() >> 1;
+            } else {
+                if self.sample.val() >= self.s_old.val() {
+                    self.srtt1.d.next = self.s_old.val() + (self.ae.val() >> 3);
+                } else {
+                    self.srtt1.d.next = self.s_old.val() - (self.ae.val() >> 3);
+                }
+                if self.ae.val() >= self.v_old.val() {
+                    self.var1.d.next = self.v_old.val() + ((self.ae.val() - self.v_old.val()) >> 2);
+                } else {
+                    self.var1.d.next = self.v_old.val() - ((self.v_old.val() - self.ae.val()) >> 2);
+                }
+            }
+        } else if self.upd_timeout.val() && self.st_in.val().backoff != self.k_bo_max.val() {
+            self.bo1.d.next = self.st_in.val().backoff + self.k_bo_one.val();
+        }
+        // Stage 2: base RTO (MR-REL-29), reo_wnd (MR-REL-36), ns24 storage.
+        self.rmax.next = self.cfg_rto_max_ns.val();
+        if self.cfg_rto_min_ns.val() > self.cfg_rto_max_ns.val() {
+            self.rmax.next = self.cfg_rto_min_ns.val();
+        }
+        self.base.next = self.cfg_rto_init_ns.val();
+        if self.has1.q.val() {
+            self.base.next = self.srtt1.q.val() + (self.var1.q.val() << 2);
+        }
+        self.v2.d.next = self.v1.q.val();
+        self.base2.d.next = self.base.val();
+        if self.base.val() < self.cfg_rto_min_ns.val() {
+            self.base2.d.next = self.cfg_rto_min_ns.val();
+        }
+        if self.base.val() > self.rmax.val() {
+            self.base2.d.next = self.rmax.val();
+        }
+        self.reo.next = self.srtt1.q.val() >> 2;
+        if (self.var1.q.val() << 1) > self.reo.val() {
+            self.reo.next = self.var1.q.val() << 1;
+        }
+        self.reo2.d.next = self.reo.val();
+        if self.k_1000.val() > self.reo.val() {
+            self.reo2.d.next = self.k_1000.val();
+        }
+        self.bo2.d.next = self.bo1.q.val();
+        self.srtt2.d.next = self.srtt1.q.val();
+        self.st2.d.next.srtt = self.srtt1.q.val().get_bits::<24>(0);
+        if self.srtt1.q.val() > self.k_ns24_max.val() {
+            self.st2.d.next.srtt = self.k_ns24_max.val().get_bits::<24>(0);
+        }
+        self.st2.d.next.rttvar = self.var1.q.val().get_bits::<24>(0);
+        if self.var1.q.val() > self.k_ns24_max.val() {
+            self.st2.d.next.rttvar = self.k_ns24_max.val().get_bits::<24>(0);
+        }
+        self.st2.d.next.has = self.has1.q.val();
+        self.st2.d.next.backoff = self.bo1.q.val();
+        // Stage 3: backoff shift by 1, 2, 4, saturating at rto_max (MR-REL-30).
+        self.sh_a.next = self.base2.q.val();
+        if self.bo2.q.val().get_bit(0) {
+            if self.base2.q.val() > (self.rmax.val() >> 1) {
+                self.sh_a.next = self.rmax.val();
+            } else {
+                self.sh_a.next = self.base2.q.val() << 1;
+            }
+        }
+        self.sh_b.next = self.sh_a.val();
+        if self.bo2.q.val().get_bit(1) {
+            if self.sh_a.val() > (self.rmax.val() >> 2) {
+                self.sh_b.next = self.rmax.val();
+            } else {
+                self.sh_b.next = self.sh_a.val() << 2;
+            }
+        }
+        self.r3.d.next = self.sh_b.val();
+        if self.bo2.q.val().get_bit(2) {
+            if self.sh_b.val() > (self.rmax.val() >> 4) {
+                self.r3.d.next = self.rmax.val();
+            } else {
+                self.r3.d.next = self.sh_b.val() << 4;
+            }
+        }
+        self.v3.d.next = self.v2.q.val();
+        self.bo3.d.next = self.bo2.q.val();
+        self.reo3.d.next = self.reo2.q.val();
+        self.srtt3.d.next = self.srtt2.q.val();
+        self.st3.d.next = self.st2.q.val();
+        // Stage 4: shift by 8, 16.
+        self.sh_c.next = self.r3.q.val();
+        if self.bo3.q.val().get_bit(3) {
+            if self.r3.q.val() > (self.rmax.val() >> 8) {
+                self.sh_c.next = self.rmax.val();
+            } else {
+                self.sh_c.next = self.r3.q.val() << 8;
+            }
+        }
+        self.sh_d.next = self.sh_c.val();
+        if self.bo3.q.val().get_bit(4) {
+            if self.sh_c.val() > (self.rmax.val() >> 16) {
+                self.sh_d.next = self.rmax.val();
+            } else {
+                self.sh_d.next = self.sh_c.val() << 16;
+            }
+        }
+        self.r4.d.next = self.sh_d.val();
+        self.v4.d.next = self.v3.q.val();
+        self.reo4.d.next = self.reo3.q.val();
+        self.srtt4.d.next = self.srtt3.q.val();
+        self.st4.d.next = self.st3.q.val();
+        if self.rst.val() {
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+            self.v3.d.next = false;
+            self.v4.d.next = false;
+        }
+        self.out_valid.next = self.v4.q.val();
+        self.st_out.next = self.st4.q.val();
+        self.srtt.next = self.srtt4.q.val();
+        self.rto.next = self.r4.q.val();
+        self.reo_wnd.next = self.reo4.q.val();
+    }
+}
+
+/// This file's blocks.
+pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
+    vec![crate::blocks::BlockSpec {
+        name: "metaroce_cc_rtt",
+        area: "cc",
+        description:
+            "RTT estimator: srtt, rttvar (ns24), RTO with clamp and backoff, RACK reordering window",
+        verilog: |_cfg| crate::gen::verilog("metaroce_cc_rtt", RttUnit::default()),
+    }]
+}

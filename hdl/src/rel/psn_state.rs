@@ -1,0 +1,126 @@
+//! Per-PSN sender state (MR-REL-20..25, MR-REL-33): the layout of the block RAM that holds one record per
+//! outstanding PSN, and the SACK aligner that lines an ACK's bitmap up with that RAM's words.
+//!
+//! Layout: the hardware window is W = 256 PSNs per connection. A RAM word ([`PsnWord`], 240 bits) holds the
+//! records of 4 consecutive PSNs (`psn[1:0]` = lane); the word address is `{conn, psn[7:2]}` (`conn_bits + 6`
+//! address bits), so a connection owns 64 words = 256 records = 1 920 bytes of RAM; at `conn_bits = 14` this is 30 Mbit (UltraRAM territory: a build with fewer
+//! sending connections reduces `conn_bits` of this RAM). A record (60 bits): TS of the latest transmission
+//! (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs it exact), charged bytes (16, payload + 64),
+//! EV-set entry index (8), and the flags in-flight, lost (MR-REL-43 queue), acknowledged (SACK bit) and
+//! retransmitted. Records outside `[snd_una, snd_nxt)` are stale and never read as valid: a new transmission
+//! rewrites its record, and the ACK scan only touches PSNs in `[snd_una, snd_nxt)`.
+//!
+//! A scan of the window reads 4 records per cycle: at most 65 words (256 PSNs not aligned to 4), i.e. 65
+//! cycles plus the pipeline for a full window.
+//!
+//! [`SackAlign`] (registered, 1 cycle): `aligned[j] = sack[j + off]` for `0 <= j + off < 256`, else 0, with
+//! `off` a signed 32-bit offset (`(snd_una & !3) - sack_base`), so that bit `j` of the output is the SACK bit
+//! of PSN `(snd_una & !3) + j` (260 bits: 65 words of 4).
+
+use rust_hdl::prelude::*;
+
+/// Records.
+pub mod rec {
+    #![allow(missing_docs)]
+    use rust_hdl::prelude::*;
+
+    /// Four consecutive PSN records (lane k = `psn[1:0]`): TS `tK`, charged bytes `cK`, path `pK`, flags
+    /// in-flight `iK`, lost `lK`, acknowledged `aK`, retransmitted `rK`.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct PsnWord {
+        pub t0: Bits<32>,
+        pub c0: Bits<16>,
+        pub p0: Bits<8>,
+        pub i0: Bit,
+        pub l0: Bit,
+        pub a0: Bit,
+        pub r0: Bit,
+        pub t1: Bits<32>,
+        pub c1: Bits<16>,
+        pub p1: Bits<8>,
+        pub i1: Bit,
+        pub l1: Bit,
+        pub a1: Bit,
+        pub r1: Bit,
+        pub t2: Bits<32>,
+        pub c2: Bits<16>,
+        pub p2: Bits<8>,
+        pub i2: Bit,
+        pub l2: Bit,
+        pub a2: Bit,
+        pub r2: Bit,
+        pub t3: Bits<32>,
+        pub c3: Bits<16>,
+        pub p3: Bits<8>,
+        pub i3: Bit,
+        pub l3: Bit,
+        pub a3: Bit,
+        pub r3: Bit,
+    }
+
+    /// Word address in the per-PSN RAM: `{conn, psn[7:2]}`.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct PsnAddr {
+        pub word: Bits<6>,
+        pub conn: Bits<16>,
+    }
+}
+
+pub use rec::{PsnAddr, PsnWord};
+
+/// Number of SACK bits after alignment (65 words of 4 PSNs).
+pub const ALIGNED_BITS: usize = 260;
+
+/// The SACK aligner (see the module docs).
+#[derive(LogicBlock, Default)]
+pub struct SackAlign {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// The ACK's bitmap (bit i = PSN `sack_base + i`).
+    pub sack: Signal<In, Bits<256>>,
+    /// `(snd_una & !3) - sack_base` (two's complement).
+    pub off: Signal<In, Bits<32>>,
+    /// Bit j = PSN `(snd_una & !3) + j`, one cycle later.
+    pub aligned: Signal<Out, Bits<ALIGNED_BITS>>,
+    _q: Bits<ALIGNED_BITS>,
+}
+
+impl Logic for SackAlign {
+    fn update(&mut self) {
+        if self.clk.pos_edge() {
+            let off = self.off.val().to_u64() as u32 as i32 as i64;
+            let s = self.sack.val();
+            let mut q = Bits::<ALIGNED_BITS>::default();
+            for j in 0..ALIGNED_BITS {
+                let i = j as i64 + off;
+                if (0..256).contains(&i) && s.get_bit(i as usize) {
+                    q = q.replace_bit(j, true);
+                }
+            }
+            self._q = q;
+        }
+        self.aligned.next = self._q;
+    }
+
+    fn connect(&mut self) {
+        self.aligned.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+wire [259:0] ext = {4'd0, sack};
+wire [31:0] neg = 32'd0 - off;
+always @(posedge clk) begin
+   if (off[31] == 1'b0 && off[31:8] == 24'd0)
+      aligned <= ext >> off[7:0];
+   else if (off[31] == 1'b1 && neg[31:9] == 23'd0 && neg[8:0] < 9'd260)
+      aligned <= ext << neg[8:0];
+   else
+      aligned <= 260'd0;
+end
+"
+            .to_string(),
+        )
+    }
+}

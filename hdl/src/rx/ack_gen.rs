@@ -1,0 +1,586 @@
+//! The acknowledgement generator of the receive path (spec 4.4, 3.8, 4.10): turns the window's decision on
+//! every packet into ACK and NACK requests for the transmit path (`m_axis_ctl_*`, complete `PktMeta`s of the
+//! packets to send), and keeps the per-connection ACK state (a RAM of [`AckState`]: packets accepted since the
+//! last ACK, CE count, ECE and DUP flags).
+//!
+//! Per packet (after the receive window, with its [`WinInfo`]):
+//! * trimmed DATA of a live connection: NACK TRIMMED, `aux` 0 (MR-REL-48); no other effect;
+//! * a candidate (untrimmed DATA of a live connection): CE-marked → `ce_count` += 1 (saturating at 65535) and
+//!   ECE (MR-REL-18, MR-REL-57); duplicate → DUP, ACK now (MR-REL-10); beyond the window → ACK now (MR-REL-11);
+//!   upstream NACK verdict → that NACK (`code`, `aux`), no ACK; dropped upstream without a NACK → ACK now (the
+//!   model's message-slot check); accepted → `unacked` += 1, and the ACK is due now when AR, LAST, CE, out of
+//!   order or `unacked >= cfg_ack_ratio` (MR-REL-14, MR-REL-15);
+//! * CTRL OPEN or PROBE of a live connection: ACK now with `sack_base` = CACK, ECE also when it is CE-marked
+//!   (MR-REL-17);
+//! * anything else: nothing.
+//!
+//! An ACK (MR-WIRE-32..35) carries `MBH.PSN` = CACK (the window's `rcv_nxt` after the packet), `DCID` = the
+//! peer's CID (the packet's `scid`: set to the peer CID by the connection lookup for DATA), `SCID` = own CID
+//! (the packet's DCID), `echo_ts` = the packet's TS, `echo_ev` = `0xC000 | ev`, `sack_base` by MR-WIRE-33
+//! (`metaroce_proto::transport::bitmap::sack_base` of CACK and the trigger's PSN; CACK for a CTRL trigger), the
+//! bitmap rotated from the circular window ([`Rotate`]) with the 32-bit words at or beyond CACK + 256 cleared
+//! (MR-WIRE-34), the accumulated ECE / DUP flags and `ce_count`; then the connection's ACK state restarts at 0. A
+//! NACK carries `MBH.PSN` = the packet's PSN, `echo_ts` its TS, `code`, `aux`. Both go back to the packet's
+//! source (encapsulation fields and EV of the trigger), DSCP `cfg_dscp_ctrl`, ECN ECT(0), `TS` = now mod 2^32,
+//! `conn` = the local connection.
+//!
+//! Not implemented: the `ack_delay_ns` deadline of MR-REL-16 (with `cfg_ack_ratio` > 1 an ACK that is not due
+//! waits for the next packet of the connection that makes one due); with the default ratio 1 every accepted
+//! packet is acknowledged at once. Every due ACK is sent (the model coalesces ACKs that became due before the
+//! connection's next transmit opportunity into one; the hardware leaves coalescing to the transmit path).
+//!
+//! Pipeline: S0 reads the ACK state, S1 updates it (written at the end of S1) and builds the request, S2 (the
+//! output registers) holds it while the rotated bitmap is formed. Hazard rule: the state written at the end of
+//! S1 is kept in a forwarding register; a packet of the same connection in S1 one cycle later (whose RAM read
+//! returned the old word) uses it instead of the RAM word, so back-to-back packets of one connection flow at one
+//! per cycle. Latency 3 cycles. The packet also leaves unchanged on `m_axis_pkt_*` (with its `WinInfo`); a
+//! packet leaves when both outputs it goes to are free.
+//!
+//! Ports: `s_axis_pkt_{tdata: PktMeta, tuser: WinInfo}` → `m_axis_pkt_*` (same) + `m_axis_ctl_*` (PktMeta);
+//! `s_axis_open_*` (`ConnOpen`: clears the connection's ACK state), `cfg_dscp_ctrl`, `cfg_ack_ratio` (1..=64),
+//! `now`. Construct with [`AckGen::new`]`(conn_bits)`.
+
+// `LogicStruct` generates public accessor methods without docs; the records and their fields are documented.
+#![allow(missing_docs)]
+
+use crate::common::bitscan::Rotate;
+use crate::common::ram::SdpRam;
+use crate::records::PktMeta;
+use crate::rel::records::ConnOpen;
+use crate::rx::psn_window::{WinInfo, Zext};
+use metaroce_proto::wire::{AckFlags, CtrlCode, DataFlags, MbhFlags, NackCode, PacketType};
+use rust_hdl::prelude::*;
+
+/// Per-connection ACK state (what the next ACK covers).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct AckState {
+    /// Accepted DATA packets not yet acknowledged.
+    pub unacked: Bits<7>,
+    /// CE-marked DATA packets since the last ACK (saturating).
+    pub ce_count: Bits<16>,
+    /// A covered packet was CE-marked.
+    pub ece: Bit,
+    /// A covered DATA packet was a duplicate.
+    pub dup: Bit,
+}
+
+/// The SACK window of an ACK (MR-WIRE-33, MR-WIRE-34): `base` = `sack_base(cack, psn)`, and `wmask` bit j set iff
+/// the bitmap's 32-bit word j (PSNs `base + 32j ..`) lies below `cack + 256`. Combinational.
+#[derive(LogicBlock, Default)]
+pub struct SackBase {
+    /// CACK.
+    pub cack: Signal<In, Bits<32>>,
+    /// The triggering PSN.
+    pub psn: Signal<In, Bits<32>>,
+    /// The SACK base.
+    pub base: Signal<Out, Bits<32>>,
+    /// Valid 32-bit words of the bitmap.
+    pub wmask: Signal<Out, Bits<8>>,
+}
+
+impl Logic for SackBase {
+    fn update(&mut self) {
+        let cack = self.cack.val().to_u128() as u32;
+        let psn = self.psn.val().to_u128() as u32;
+        let base = metaroce_proto::transport::bitmap::sack_base(cack, psn);
+        let k = base.wrapping_sub(cack);
+        let mut m = 0u64;
+        for j in 0..8u32 {
+            if k < 256 && 32 * j + k < 256 {
+                m |= 1 << j;
+            }
+        }
+        self.base.next = (base as u64).into();
+        self.wmask.next = m.into();
+    }
+    fn connect(&mut self) {
+        self.base.connect();
+        self.wmask.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from(
+            "// d = psn - cack; far: 256 <= d < 2^31; base = cack + 32 * (d / 32 - 7) when far\n\
+             /* verilator lint_off UNUSEDSIGNAL */ // d[4:0]: only whole 32-PSN words matter\n\
+             wire [31:0] d = psn - cack;\n\
+             /* verilator lint_on UNUSEDSIGNAL */\n\
+             wire far = ~d[31] & (|d[30:8]);\n\
+             wire [26:0] q = d[31:5] - 27'd7;\n\
+             always @(*) begin\n\
+             \x20  base = far ? cack + {q, 5'd0} : cack;\n\
+             \x20  wmask[0] = ~far | (q[26:3] == 24'd0);\n",
+        );
+        for j in 1..8 {
+            v.push_str(&format!(
+                "   wmask[{j}] = ~far | ((q[26:3] == 24'd0) & (q[2:0] <= 3'd{}));\n",
+                7 - j
+            ));
+        }
+        v.push_str("end\n");
+        Verilog::Custom(v)
+    }
+}
+
+/// `out` = `word` with 32-bit word j cleared unless `wmask[j]`. Combinational.
+#[derive(LogicBlock, Default)]
+pub struct MaskWords {
+    /// The word.
+    pub word: Signal<In, Bits<256>>,
+    /// Word mask.
+    pub wmask: Signal<In, Bits<8>>,
+    /// The result.
+    pub out: Signal<Out, Bits<256>>,
+}
+
+impl Logic for MaskWords {
+    fn update(&mut self) {
+        let w = self.word.val();
+        let m = self.wmask.val();
+        let mut o = w;
+        for j in 0..8 {
+            if !m.get_bit(j) {
+                for b in 0..32 {
+                    o = o.replace_bit(32 * j + b, false);
+                }
+            }
+        }
+        self.out.next = o;
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("always @(*) begin\n");
+        for j in 0..8 {
+            v.push_str(&format!(
+                "   out[{}:{}] = word[{}:{}] & {{32{{wmask[{j}]}}}};\n",
+                32 * j + 31,
+                32 * j,
+                32 * j + 31,
+                32 * j
+            ));
+        }
+        v.push_str("end\n");
+        Verilog::Custom(v)
+    }
+}
+
+/// The acknowledgement generator (see the module docs).
+#[derive(LogicBlock)]
+pub struct AckGen {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub rst: Signal<In, Bit>,
+    /// Current time, ns.
+    pub now: Signal<In, Bits<64>>,
+    /// DSCP of ACK / NACK packets.
+    pub cfg_dscp_ctrl: Signal<In, Bits<6>>,
+    /// ACK every this many accepted packets (1..=64; 1 = every packet).
+    pub cfg_ack_ratio: Signal<In, Bits<7>>,
+    /// Connection opens.
+    pub s_axis_open_tdata: Signal<In, ConnOpen>,
+    /// Valid.
+    pub s_axis_open_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_open_tready: Signal<Out, Bit>,
+    /// Packets from the window.
+    pub s_axis_pkt_tdata: Signal<In, PktMeta>,
+    /// The window's decision.
+    pub s_axis_pkt_tuser: Signal<In, WinInfo>,
+    /// Valid.
+    pub s_axis_pkt_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_pkt_tready: Signal<Out, Bit>,
+    /// Packets out (unchanged).
+    pub m_axis_pkt_tdata: Signal<Out, PktMeta>,
+    /// The window's decision.
+    pub m_axis_pkt_tuser: Signal<Out, WinInfo>,
+    /// Valid.
+    pub m_axis_pkt_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_pkt_tready: Signal<In, Bit>,
+    /// ACK / NACK requests.
+    pub m_axis_ctl_tdata: Signal<Out, PktMeta>,
+    /// Valid.
+    pub m_axis_ctl_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_ctl_tready: Signal<In, Bit>,
+    ram: SdpRam<AckState, 16>,
+    rot: Rotate<256, 8>,
+    sb: SackBase,
+    mw: MaskWords,
+    x_ev: Zext<14, 16>,
+    v1: DFF<Bit>,
+    p1: DFF<PktMeta>,
+    w1: DFF<WinInfo>,
+    fwd_v: DFF<Bit>,
+    fwd_conn: DFF<Bits<16>>,
+    fwd_st: DFF<AckState>,
+    pv: DFF<Bit>,
+    pm: DFF<PktMeta>,
+    pw: DFF<WinInfo>,
+    cv: DFF<Bit>,
+    cm: DFF<PktMeta>,
+    cwm: DFF<Bits<8>>,
+    en: Signal<Local, Bit>,
+    p: Signal<Local, PktMeta>,
+    w: Signal<Local, WinInfo>,
+    st: Signal<Local, AckState>,
+    ns: Signal<Local, AckState>,
+    ce: Signal<Local, Bit>,
+    is_data: Signal<Local, Bit>,
+    probe: Signal<Local, Bit>,
+    trim_nack: Signal<Local, Bit>,
+    send_nack: Signal<Local, Bit>,
+    ack_now: Signal<Local, Bit>,
+    unacked1: Signal<Local, Bits<7>>,
+    writes: Signal<Local, Bit>,
+    trig_psn: Signal<Local, Bits<32>>,
+    req: Signal<Local, PktMeta>,
+    zst: Signal<Local, AckState>,
+    c_data: Constant<Bits<4>>,
+    c_ack: Constant<Bits<4>>,
+    c_nack: Constant<Bits<4>>,
+    c_ctrl: Constant<Bits<4>>,
+    c_ce: Constant<Bits<2>>,
+    c_ect0: Constant<Bits<2>>,
+    c_ar: Constant<Bits<8>>,
+    c_last: Constant<Bits<8>>,
+    c_open: Constant<Bits<8>>,
+    c_probe: Constant<Bits<8>>,
+    c_trimmed: Constant<Bits<8>>,
+    c_ece: Constant<Bits<8>>,
+    c_dupf: Constant<Bits<8>>,
+    c_ev_hi: Constant<Bits<16>>,
+    c_mask: Constant<Bits<16>>,
+    c_z7: Constant<Bits<7>>,
+    c_one7: Constant<Bits<7>>,
+    c_sat16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_z8: Constant<Bits<8>>,
+    c_z16: Constant<Bits<16>>,
+    c_z24: Constant<Bits<24>>,
+    c_z32: Constant<Bits<32>>,
+    c_z64: Constant<Bits<64>>,
+    c_z256: Constant<Bits<256>>,
+}
+
+fn c8(v: u8) -> Constant<Bits<8>> {
+    Constant::new((v as u64).into())
+}
+
+fn c4(v: u8) -> Constant<Bits<4>> {
+    Constant::new((v as u64).into())
+}
+
+impl AckGen {
+    /// An ACK generator for `2^conn_bits` connections (`conn_bits` ≤ 16).
+    pub fn new(conn_bits: u32) -> Self {
+        assert!((1..=16).contains(&conn_bits));
+        let depth = 1usize << conn_bits;
+        AckGen {
+            clk: Default::default(),
+            rst: Default::default(),
+            now: Default::default(),
+            cfg_dscp_ctrl: Default::default(),
+            cfg_ack_ratio: Default::default(),
+            s_axis_open_tdata: Default::default(),
+            s_axis_open_tvalid: Default::default(),
+            s_axis_open_tready: Default::default(),
+            s_axis_pkt_tdata: Default::default(),
+            s_axis_pkt_tuser: Default::default(),
+            s_axis_pkt_tvalid: Default::default(),
+            s_axis_pkt_tready: Default::default(),
+            m_axis_pkt_tdata: Default::default(),
+            m_axis_pkt_tuser: Default::default(),
+            m_axis_pkt_tvalid: Default::default(),
+            m_axis_pkt_tready: Default::default(),
+            m_axis_ctl_tdata: Default::default(),
+            m_axis_ctl_tvalid: Default::default(),
+            m_axis_ctl_tready: Default::default(),
+            ram: SdpRam::new(depth),
+            rot: Default::default(),
+            sb: Default::default(),
+            mw: Default::default(),
+            x_ev: Default::default(),
+            v1: Default::default(),
+            p1: Default::default(),
+            w1: Default::default(),
+            fwd_v: Default::default(),
+            fwd_conn: Default::default(),
+            fwd_st: Default::default(),
+            pv: Default::default(),
+            pm: Default::default(),
+            pw: Default::default(),
+            cv: Default::default(),
+            cm: Default::default(),
+            cwm: Default::default(),
+            en: Default::default(),
+            p: Default::default(),
+            w: Default::default(),
+            st: Default::default(),
+            ns: Default::default(),
+            ce: Default::default(),
+            is_data: Default::default(),
+            probe: Default::default(),
+            trim_nack: Default::default(),
+            send_nack: Default::default(),
+            ack_now: Default::default(),
+            unacked1: Default::default(),
+            writes: Default::default(),
+            trig_psn: Default::default(),
+            req: Default::default(),
+            zst: Default::default(),
+            c_data: c4(PacketType::Data as u8),
+            c_ack: c4(PacketType::Ack as u8),
+            c_nack: c4(PacketType::Nack as u8),
+            c_ctrl: c4(PacketType::Ctrl as u8),
+            c_ce: Constant::new(3u64.into()),
+            c_ect0: Constant::new(2u64.into()),
+            c_ar: c8(MbhFlags::AR.bits()),
+            c_last: c8(DataFlags::LAST.bits()),
+            c_open: c8(CtrlCode::Open as u8),
+            c_probe: c8(CtrlCode::Probe as u8),
+            c_trimmed: c8(NackCode::Trimmed as u8),
+            c_ece: c8(AckFlags::ECE.bits()),
+            c_dupf: c8(AckFlags::DUP.bits()),
+            c_ev_hi: Constant::new(0xC000u64.into()),
+            c_mask: Constant::new(((depth - 1) as u64).into()),
+            c_z7: Constant::new(0u64.into()),
+            c_one7: Constant::new(1u64.into()),
+            c_sat16: Constant::new(0xFFFFu64.into()),
+            c_one16: Constant::new(1u64.into()),
+            c_z8: Constant::new(0u64.into()),
+            c_z16: Constant::new(0u64.into()),
+            c_z24: Constant::new(0u64.into()),
+            c_z32: Constant::new(0u64.into()),
+            c_z64: Constant::new(0u64.into()),
+            c_z256: Constant::new(0u64.into()),
+        }
+    }
+}
+
+impl Logic for AckGen {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, v1, p1, w1, fwd_v, fwd_conn, fwd_st, pv, pm, pw, cv, cm, cwm);
+        self.ram.clk.next = self.clk.val();
+        self.rot.clk.next = self.clk.val();
+
+        self.en.next = (!self.pv.q.val() | self.m_axis_pkt_tready.val())
+            & (!self.cv.q.val() | self.m_axis_ctl_tready.val());
+        self.rot.en.next = self.en.val();
+        self.s_axis_pkt_tready.next = self.en.val();
+
+        // S0: read the connection's ACK state.
+        if self.en.val() {
+            self.ram.rd_addr.next = self.s_axis_pkt_tdata.val().conn & self.c_mask.val();
+            self.v1.d.next = self.s_axis_pkt_tvalid.val();
+            self.p1.d.next = self.s_axis_pkt_tdata.val();
+            self.w1.d.next = self.s_axis_pkt_tuser.val();
+        } else {
+            self.ram.rd_addr.next = self.p1.q.val().conn & self.c_mask.val();
+        }
+
+        // S1: update the state, decide, build the request.
+        self.p.next = self.p1.q.val();
+        self.w.next = self.w1.q.val();
+        if self.fwd_v.q.val() & (self.fwd_conn.q.val() == self.p.val().conn) {
+            self.st.next = self.fwd_st.q.val();
+        } else {
+            self.st.next = self.ram.rd_data.val();
+        }
+        self.ce.next = self.p.val().ecn == self.c_ce.val();
+        self.is_data.next = self.p.val().ptype == self.c_data.val();
+        self.probe.next = self.w.val().conn_ok
+            & (self.p.val().ptype == self.c_ctrl.val())
+            & ((self.p.val().code == self.c_open.val())
+                | (self.p.val().code == self.c_probe.val()));
+        self.trim_nack.next = self.w.val().conn_ok & self.is_data.val() & self.p.val().trimmed;
+        self.ns.next = self.st.val();
+        self.send_nack.next = self.trim_nack.val();
+        self.ack_now.next = false;
+        self.unacked1.next = self.st.val().unacked + self.c_one7.val();
+        if self.w.val().cand {
+            if self.ce.val() {
+                self.ns.next.ece = true;
+                if self.st.val().ce_count != self.c_sat16.val() {
+                    self.ns.next.ce_count = self.st.val().ce_count + self.c_one16.val();
+                }
+            }
+            if self.w.val().dup {
+                self.ns.next.dup = true;
+                self.ack_now.next = true;
+            } else if self.w.val().oow {
+                self.ack_now.next = true;
+            } else if self.w.val().nack {
+                self.send_nack.next = true;
+            } else if !self.w.val().accepted {
+                self.ack_now.next = true;
+            } else {
+                self.ns.next.unacked = self.unacked1.val();
+                if (self.p.val().mbh_flags & self.c_ar.val()).any()
+                    | (self.p.val().dflags & self.c_last.val()).any()
+                    | self.ce.val()
+                    | !self.w.val().in_order
+                    | (self.unacked1.val() >= self.cfg_ack_ratio.val())
+                {
+                    self.ack_now.next = true;
+                }
+            }
+        }
+        if self.probe.val() {
+            if self.ce.val() {
+                self.ns.next.ece = true;
+            }
+            self.ack_now.next = true;
+        }
+        self.writes.next = self.v1.q.val() & (self.w.val().cand | self.probe.val());
+        self.zst.next.unacked = self.c_z7.val();
+        self.zst.next.ce_count = self.c_z16.val();
+        self.zst.next.ece = false;
+        self.zst.next.dup = false;
+
+        // The SACK window: the trigger's PSN (CACK for a CTRL trigger).
+        if self.probe.val() {
+            self.trig_psn.next = self.w.val().cack;
+        } else {
+            self.trig_psn.next = self.p.val().psn;
+        }
+        self.x_ev.i.next = self.p.val().ev;
+        self.sb.cack.next = self.w.val().cack;
+        self.sb.psn.next = self.trig_psn.val();
+        self.rot.word.next = self.w.val().bitmap;
+        self.rot.amount.next = self.sb.base.val().get_bits::<8>(0);
+
+        // The request: the trigger's encapsulation fields, everything else set here.
+        self.req.next = self.p.val();
+        self.req.next.dscp = self.cfg_dscp_ctrl.val();
+        self.req.next.ecn = self.c_ect0.val();
+        self.req.next.mbh_flags = self.c_z8.val();
+        self.req.next.payload_len = self.c_z16.val();
+        self.req.next.dcid = self.p.val().scid;
+        self.req.next.hlen = self.c_z8.val();
+        self.req.next.ts = self.now.val().get_bits::<32>(0);
+        self.req.next.opcode = self.c_z8.val();
+        self.req.next.dflags = self.c_z8.val();
+        self.req.next.msn = self.c_z32.val();
+        self.req.next.addr = self.c_z64.val();
+        self.req.next.key = self.c_z32.val();
+        self.req.next.msg_len = self.c_z32.val();
+        self.req.next.imm = self.c_z32.val();
+        self.req.next.scid = self.p.val().dcid;
+        self.req.next.echo_ts = self.p.val().ts;
+        self.req.next.sack = self.c_z256.val();
+        self.req.next.ox = false;
+        self.req.next.ox_scid = self.c_z24.val();
+        self.req.next.wlog = self.c_z8.val();
+        self.req.next.isn = self.c_z32.val();
+        self.req.next.target_qpn = self.c_z24.val();
+        self.req.next.mtu_log = self.c_z8.val();
+        self.req.next.trimmed = false;
+        self.req.next.drop = self.c_z8.val();
+        self.req.next.local_addr = self.c_z64.val();
+        if self.send_nack.val() {
+            self.req.next.ptype = self.c_nack.val();
+            self.req.next.psn = self.p.val().psn;
+            self.req.next.aflags = self.c_z8.val();
+            self.req.next.sack_base = self.c_z32.val();
+            self.req.next.echo_ev = self.c_z16.val();
+            self.req.next.ce_count = self.c_z16.val();
+            if self.trim_nack.val() {
+                self.req.next.code = self.c_trimmed.val();
+                self.req.next.aux = self.c_z32.val();
+            } else {
+                self.req.next.code = self.w.val().code;
+                self.req.next.aux = self.w.val().aux;
+            }
+        } else {
+            self.req.next.ptype = self.c_ack.val();
+            self.req.next.psn = self.w.val().cack;
+            self.req.next.aflags = self.c_z8.val();
+            if self.ns.val().ece & self.ns.val().dup {
+                self.req.next.aflags = self.c_ece.val() | self.c_dupf.val();
+            } else if self.ns.val().ece {
+                self.req.next.aflags = self.c_ece.val();
+            } else if self.ns.val().dup {
+                self.req.next.aflags = self.c_dupf.val();
+            }
+            self.req.next.sack_base = self.sb.base.val();
+            self.req.next.echo_ev = self.x_ev.o.val() | self.c_ev_hi.val();
+            self.req.next.ce_count = self.ns.val().ce_count;
+            self.req.next.code = self.c_z8.val();
+            self.req.next.aux = self.c_z32.val();
+        }
+
+        // State write (end of S1) and its forwarding copy; connection opens when S1 does not write.
+        self.s_axis_open_tready.next = !(self.en.val() & self.writes.val());
+        if self.en.val() & self.writes.val() {
+            self.ram.wr_en.next = true;
+            self.ram.wr_addr.next = self.p.val().conn & self.c_mask.val();
+            if self.ack_now.val() {
+                self.ram.wr_data.next = self.zst.val();
+                self.fwd_st.d.next = self.zst.val();
+            } else {
+                self.ram.wr_data.next = self.ns.val();
+                self.fwd_st.d.next = self.ns.val();
+            }
+            self.fwd_v.d.next = true;
+            self.fwd_conn.d.next = self.p.val().conn;
+        } else {
+            self.ram.wr_en.next = self.s_axis_open_tvalid.val();
+            self.ram.wr_addr.next = self.s_axis_open_tdata.val().conn & self.c_mask.val();
+            self.ram.wr_data.next = self.zst.val();
+            if self.s_axis_open_tvalid.val() {
+                self.fwd_v.d.next = true;
+                self.fwd_conn.d.next = self.s_axis_open_tdata.val().conn;
+                self.fwd_st.d.next = self.zst.val();
+            }
+        }
+
+        // S2: output registers; the bitmap is rotated on the way (Rotate registers it).
+        if self.m_axis_pkt_tready.val() {
+            self.pv.d.next = false;
+        }
+        if self.m_axis_ctl_tready.val() {
+            self.cv.d.next = false;
+        }
+        if self.en.val() {
+            self.pv.d.next = self.v1.q.val();
+            self.pm.d.next = self.p.val();
+            self.pw.d.next = self.w.val();
+            self.cv.d.next = self.v1.q.val() & (self.ack_now.val() | self.send_nack.val());
+            self.cm.d.next = self.req.val();
+            if self.send_nack.val() {
+                self.cwm.d.next = self.c_z8.val();
+            } else {
+                self.cwm.d.next = self.sb.wmask.val();
+            }
+        }
+        self.mw.word.next = self.rot.rotated.val();
+        self.mw.wmask.next = self.cwm.q.val();
+        self.m_axis_pkt_tvalid.next = self.pv.q.val();
+        self.m_axis_pkt_tdata.next = self.pm.q.val();
+        self.m_axis_pkt_tuser.next = self.pw.q.val();
+        self.m_axis_ctl_tvalid.next = self.cv.q.val();
+        self.m_axis_ctl_tdata.next = self.cm.q.val();
+        self.m_axis_ctl_tdata.next.sack = self.mw.out.val();
+        if self.rst.val() {
+            self.v1.d.next = false;
+            self.fwd_v.d.next = false;
+            self.pv.d.next = false;
+            self.cv.d.next = false;
+        }
+    }
+}
+
+/// This block at the core's configuration.
+pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
+    vec![crate::blocks::BlockSpec {
+        name: "metaroce_rx_ack_gen",
+        area: "rx",
+        description:
+            "ACK / NACK requests: ack ratio and ack-now rules, SACK base and bitmap, CE count (4.4)",
+        verilog: |cfg| crate::gen::verilog("metaroce_rx_ack_gen", AckGen::new(cfg.conn_bits)),
+    }]
+}

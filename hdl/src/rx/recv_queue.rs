@@ -1,0 +1,675 @@
+//! Receive-queue handling (MR-SEM-9, MR-SEM-20, MR-SEM-26..28, spec 8.6 and 8.7): the RQ state of every QP,
+//! RQ doorbells, the RQE fetch for SEND / SEND_IMM packets and the RQE consumption of receive completions.
+//!
+//! State: per QP (`2^QB` entries, from the QP context `metaroce_regmap::context::qp`, table QP): `rq_base`,
+//! `rq_log`, `recv_cqn`, `cid`; the producer index `rq_pi` (RQ_PI doorbells, `metaroce_regmap::queues`, page n
+//! of QP n at `n * 8`, RQ_PI at +4 of the page, on `cfg_wr_*`) and the consumer index `rq_ci` (advanced by
+//! [`RqePop`]s). Per connection (`2^CB` entries): its QP (from the QP entries' `cid`, whose low `CB` bits are the
+//! connection index) and `ssn_base`, the `rq_ci` of its QP when the connection opened (`s_axis_open_*`).
+//!
+//! SEND / SEND_IMM packet (`drop == 0`, DATA, not trimmed, no verdict yet): the SSN (`key`) names RQE index
+//! `ssn_base + ssn` (MR-SEM-27); `k = ssn - consumed` with `consumed = rq_ci - ssn_base`. Verdicts, in the
+//! model's order: `addr + payload_len > msg_len` → NACK INVALID (fail, MR-SEM-15); `k >= rq_pi - rq_ci` (not
+//! posted) → NACK INVALID (fail) if `k > 2^rq_log + cfg_max_msgs`, else NACK RNR with `aux = cfg_rnr_timer_us`
+//! (not placed, no fail, MR-SEM-28); else the RQE is read by DMA (`descriptor::rqe` layout, 32 bytes at
+//! `rq_base + 32 * (index mod 2^rq_log)`) into `tuser.rqe_*`. Every packet gets `tuser.rq_empty` (`rq_pi ==
+//! rq_ci` of its QP; WRITE_IMM RNR is decided by the completion stage, which knows the message state; for an
+//! examined WRITE_IMM `tuser.aux` is preset to `cfg_rnr_timer_us` for that NACK).
+//!
+//! Pop (`s_axis_pop_*`, from the completion stage when a SEND / SEND_IMM / WRITE_IMM message completes in
+//! order, MR-SEM-19/20): if the connection's QP has an unconsumed RQE, it is read (its `wr_id`), `rq_ci`
+//! advances, and [`RqePop`] `{ ok: 1, qpn, cqn: recv_cqn, wr_id, index }` is returned; else `{ ok: 0 }`.
+//! `m_axis_kick_*` carries the connection of a QP whose RQ_PI doorbell was written, so that stalled
+//! completions are retried (the model's `deliver_in_order`).
+//!
+//! One request (packet or pop) at a time; a packet that needs an RQE waits for its DMA read (limitation: SEND
+//! throughput is bounded by the DMA read latency; WRITE and READ packets take 3 cycles).
+
+use crate::common::ram::SdpRam;
+use crate::dma::DmaDesc;
+use crate::records::{ConnIdx, CtxWrite, PktMeta};
+use crate::rel::records::ConnOpen;
+use crate::rx::mr_check::{Lit, RxCheck, ZeroExt};
+use metaroce_proto::wire::{NackCode, Opcode, PacketType};
+use metaroce_regmap::context::qp::field as qf;
+use metaroce_regmap::descriptor::rqe::field as rf;
+use metaroce_regmap::queues::page;
+use rust_hdl::prelude::*;
+
+pub use rec::{QpRq, RqePop};
+
+// `LogicStruct` generates public accessor methods without docs; the record and its fields are documented.
+#[allow(missing_docs)]
+mod rec {
+    use rust_hdl::prelude::*;
+
+    /// The answer to a pop request: the consumed RQE.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct RqePop {
+        /// An RQE was posted and is now consumed.
+        pub ok: Bit,
+        /// QP number.
+        pub qpn: Bits<24>,
+        /// Receive CQ of the QP.
+        pub cqn: Bits<24>,
+        /// The RQE's `wr_id`.
+        pub wr_id: Bits<64>,
+        /// Its ring index (the CQE's `wqe_index`).
+        pub index: Bits<16>,
+    }
+
+    /// What the block keeps of a QP's context entry.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct QpRq {
+        /// RQ ring base.
+        pub base: Bits<64>,
+        /// log2 of the RQ entries.
+        pub log: Bits<4>,
+        /// Receive CQ.
+        pub cqn: Bits<24>,
+    }
+}
+
+/// The receive-queue block: `DW`/`KW` DMA read data width, `2^CB` connections, `2^QB` QPs.
+#[derive(LogicBlock)]
+pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB: usize> {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub rst: Signal<In, Bit>,
+    /// Context writes (QP table).
+    pub s_axis_ctxw_tdata: Signal<In, CtxWrite>,
+    /// Context write valid.
+    pub s_axis_ctxw_tvalid: Signal<In, Bit>,
+    /// Connection opened.
+    pub s_axis_open_tdata: Signal<In, ConnOpen>,
+    /// Valid.
+    pub s_axis_open_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_open_tready: Signal<Out, Bit>,
+    /// Doorbell write strobe (QP doorbell window).
+    pub cfg_wr_en: Signal<In, Bit>,
+    /// Doorbell byte address.
+    pub cfg_wr_addr: Signal<In, Bits<24>>,
+    /// Doorbell value.
+    pub cfg_wr_data: Signal<In, Bits<32>>,
+    /// `max_outstanding_msgs` (the RNR / INVALID limit of MR-SEM-28).
+    pub cfg_max_msgs: Signal<In, Bits<32>>,
+    /// NACK RNR aux (`rnr_timer_us`).
+    pub cfg_rnr_timer_us: Signal<In, Bits<32>>,
+    /// Packet in.
+    pub s_axis_pkt_tdata: Signal<In, PktMeta>,
+    /// Verdict so far.
+    pub s_axis_pkt_tuser: Signal<In, RxCheck>,
+    /// Valid.
+    pub s_axis_pkt_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_pkt_tready: Signal<Out, Bit>,
+    /// Packet out.
+    pub m_axis_pkt_tdata: Signal<Out, PktMeta>,
+    /// Verdict with the RQE.
+    pub m_axis_pkt_tuser: Signal<Out, RxCheck>,
+    /// Valid.
+    pub m_axis_pkt_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_pkt_tready: Signal<In, Bit>,
+    /// RQE read descriptor.
+    pub m_axis_dma_rd_desc_tdata: Signal<Out, DmaDesc>,
+    /// Valid.
+    pub m_axis_dma_rd_desc_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_dma_rd_desc_tready: Signal<In, Bit>,
+    /// RQE read data.
+    pub s_axis_dma_rd_tdata: Signal<In, Bits<DW>>,
+    /// Keep.
+    pub s_axis_dma_rd_tkeep: Signal<In, Bits<KW>>,
+    /// Last.
+    pub s_axis_dma_rd_tlast: Signal<In, Bit>,
+    /// Tag.
+    pub s_axis_dma_rd_tuser: Signal<In, Bits<16>>,
+    /// Valid.
+    pub s_axis_dma_rd_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_dma_rd_tready: Signal<Out, Bit>,
+    /// Pop request (connection).
+    pub s_axis_pop_tdata: Signal<In, ConnIdx>,
+    /// Valid.
+    pub s_axis_pop_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_pop_tready: Signal<Out, Bit>,
+    /// Pop answer.
+    pub m_axis_popped_tdata: Signal<Out, RqePop>,
+    /// Valid.
+    pub m_axis_popped_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_popped_tready: Signal<In, Bit>,
+    /// RQ doorbell of the QP of this connection.
+    pub m_axis_kick_tdata: Signal<Out, ConnIdx>,
+    /// Valid (one cycle; no back-pressure).
+    pub m_axis_kick_tvalid: Signal<Out, Bit>,
+    qpt: SdpRam<QpRq, QB>,
+    piram: SdpRam<Bits<16>, QB>,
+    ciram: SdpRam<Bits<16>, QB>,
+    q2c: SdpRam<Bits<CB>, QB>,
+    c2q: SdpRam<Bits<QB>, CB>,
+    c2qv: SdpRam<Bit, CB>,
+    ssnb: SdpRam<Bits<16>, CB>,
+    state: DFF<Bits<4>>,
+    kind: DFF<Bits<2>>,
+    conn_r: DFF<Bits<CB>>,
+    qp_r: DFF<Bits<QB>>,
+    qv_r: DFF<Bit>,
+    base_r: DFF<Bits<16>>,
+    meta: DFF<PktMeta>,
+    chk: DFF<RxCheck>,
+    desc: DFF<DmaDesc>,
+    popped: DFF<RqePop>,
+    kick: DFF<ConnIdx>,
+    kick_v: DFF<Bit>,
+    ci_wr: DFF<Bit>,
+    ci_new: DFF<Bits<16>>,
+    ctx_data: Signal<Local, Bits<512>>,
+    ctx_qp: Signal<Local, Bit>,
+    ctx_index: Signal<Local, Bits<16>>,
+    ctx_cid: Signal<Local, Bits<24>>,
+    wa: Signal<Local, Bits<24>>,
+    db: Signal<Local, Bit>,
+    idle: Signal<Local, Bit>,
+    take_o: Signal<Local, Bit>,
+    take_q: Signal<Local, Bit>,
+    take_p: Signal<Local, Bit>,
+    pconn: Signal<Local, ConnIdx>,
+    oconn: Signal<Local, ConnIdx>,
+    qconn: Signal<Local, ConnIdx>,
+    ent: Signal<Local, QpRq>,
+    pi: Signal<Local, Bits<16>>,
+    ci: Signal<Local, Bits<16>>,
+    size: Signal<Local, Bits<16>>,
+    ssn16: Signal<Local, Bits<16>>,
+    consumed: Signal<Local, Bits<16>>,
+    k: Signal<Local, Bits<16>>,
+    idx: Signal<Local, Bits<16>>,
+    op: Signal<Local, Bits<8>>,
+    is_send: Signal<Local, Bit>,
+    examined: Signal<Local, Bit>,
+    too_far: Signal<Local, Bit>,
+    bad_off: Signal<Local, Bit>,
+    rqe: Signal<Local, Bits<256>>,
+    log16: ZeroExt<4, 16>,
+    slot64: ZeroExt<16, 64>,
+    x_mlen: ZeroExt<32, 64>,
+    x_plen: ZeroExt<16, 64>,
+    x_k: ZeroExt<16, 33>,
+    x_size: ZeroExt<16, 33>,
+    x_max: ZeroExt<32, 33>,
+    x_conn: ZeroExt<CB, 16>,
+    k_qp: Lit<4, { crate::ctx::table::QP as u64 }>,
+    k_off_base: Lit<9, { qf::RQ_BASE.lsb() as u64 }>,
+    k_off_log: Lit<9, { qf::RQ_LOG.lsb() as u64 }>,
+    k_off_cqn: Lit<9, { qf::RECV_CQN.lsb() as u64 }>,
+    k_off_pi: Lit<9, { qf::RQ_PI.lsb() as u64 }>,
+    k_off_ci: Lit<9, { qf::RQ_CI.lsb() as u64 }>,
+    k_off_cid: Lit<9, { qf::CID.lsb() as u64 }>,
+    k_rq_pi: Lit<3, { page::RQ_PI as u64 }>,
+    k_r_wr_id: Lit<8, { rf::WR_ID.lsb() as u64 }>,
+    k_r_addr: Lit<8, { rf::ADDR.lsb() as u64 }>,
+    k_r_len: Lit<8, { rf::LENGTH.lsb() as u64 }>,
+    k_r_lkey: Lit<8, { rf::LKEY.lsb() as u64 }>,
+    k_data: Lit<4, { PacketType::Data as u64 }>,
+    k_op_send: Lit<8, { Opcode::Send as u64 }>,
+    k_op_send_imm: Lit<8, { Opcode::SendImm as u64 }>,
+    k_op_write_imm: Lit<8, { Opcode::WriteImm as u64 }>,
+    k_nack_rnr: Lit<8, { NackCode::Rnr as u64 }>,
+    k_nack_invalid: Lit<8, { NackCode::Invalid as u64 }>,
+    k_drop_invalid: Lit<8, { crate::rx::drop::INVALID as u64 }>,
+    k_one16: Lit<16, 1>,
+    k_len32: Lit<32, 32>,
+    k_s_idle: Lit<4, 0>,
+    k_s_1: Lit<4, 1>,
+    k_s_2: Lit<4, 2>,
+    k_s_3: Lit<4, 3>,
+    k_s_4: Lit<4, 4>,
+    k_s_desc: Lit<4, 6>,
+    k_s_rd: Lit<4, 7>,
+    k_s_out: Lit<4, 8>,
+    k_s_pout: Lit<4, 9>,
+    k_k_pkt: Lit<2, 0>,
+    k_k_pop: Lit<2, 1>,
+    k_k_open: Lit<2, 2>,
+    k_zero16: Lit<16, 0>,
+    x_qpn: ZeroExt<QB, 24>,
+}
+
+impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQueue<DW, KW, CB, QB> {
+    /// The block for `2^CB` connections and `2^QB` QPs (`cfg.conn_bits`, `cfg.qp_bits`); `DW >= 256`.
+    pub fn new() -> Self {
+        assert!(DW >= 256 && KW * 8 == DW && CB <= 16 && QB <= 16);
+        RecvQueue {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_axis_ctxw_tdata: Default::default(),
+            s_axis_ctxw_tvalid: Default::default(),
+            s_axis_open_tdata: Default::default(),
+            s_axis_open_tvalid: Default::default(),
+            s_axis_open_tready: Default::default(),
+            cfg_wr_en: Default::default(),
+            cfg_wr_addr: Default::default(),
+            cfg_wr_data: Default::default(),
+            cfg_max_msgs: Default::default(),
+            cfg_rnr_timer_us: Default::default(),
+            s_axis_pkt_tdata: Default::default(),
+            s_axis_pkt_tuser: Default::default(),
+            s_axis_pkt_tvalid: Default::default(),
+            s_axis_pkt_tready: Default::default(),
+            m_axis_pkt_tdata: Default::default(),
+            m_axis_pkt_tuser: Default::default(),
+            m_axis_pkt_tvalid: Default::default(),
+            m_axis_pkt_tready: Default::default(),
+            m_axis_dma_rd_desc_tdata: Default::default(),
+            m_axis_dma_rd_desc_tvalid: Default::default(),
+            m_axis_dma_rd_desc_tready: Default::default(),
+            s_axis_dma_rd_tdata: Default::default(),
+            s_axis_dma_rd_tkeep: Default::default(),
+            s_axis_dma_rd_tlast: Default::default(),
+            s_axis_dma_rd_tuser: Default::default(),
+            s_axis_dma_rd_tvalid: Default::default(),
+            s_axis_dma_rd_tready: Default::default(),
+            s_axis_pop_tdata: Default::default(),
+            s_axis_pop_tvalid: Default::default(),
+            s_axis_pop_tready: Default::default(),
+            m_axis_popped_tdata: Default::default(),
+            m_axis_popped_tvalid: Default::default(),
+            m_axis_popped_tready: Default::default(),
+            m_axis_kick_tdata: Default::default(),
+            m_axis_kick_tvalid: Default::default(),
+            qpt: SdpRam::new(1 << QB),
+            piram: SdpRam::new(1 << QB),
+            ciram: SdpRam::new(1 << QB),
+            q2c: SdpRam::new(1 << QB),
+            c2q: SdpRam::new(1 << CB),
+            c2qv: SdpRam::new(1 << CB),
+            ssnb: SdpRam::new(1 << CB),
+            state: Default::default(),
+            kind: Default::default(),
+            conn_r: Default::default(),
+            qp_r: Default::default(),
+            qv_r: Default::default(),
+            base_r: Default::default(),
+            meta: Default::default(),
+            chk: Default::default(),
+            desc: Default::default(),
+            popped: Default::default(),
+            kick: Default::default(),
+            kick_v: Default::default(),
+            ci_wr: Default::default(),
+            ci_new: Default::default(),
+            ctx_data: Default::default(),
+            ctx_qp: Default::default(),
+            ctx_index: Default::default(),
+            ctx_cid: Default::default(),
+            wa: Default::default(),
+            db: Default::default(),
+            idle: Default::default(),
+            take_o: Default::default(),
+            take_q: Default::default(),
+            take_p: Default::default(),
+            pconn: Default::default(),
+            oconn: Default::default(),
+            qconn: Default::default(),
+            ent: Default::default(),
+            pi: Default::default(),
+            ci: Default::default(),
+            size: Default::default(),
+            ssn16: Default::default(),
+            consumed: Default::default(),
+            k: Default::default(),
+            idx: Default::default(),
+            op: Default::default(),
+            is_send: Default::default(),
+            examined: Default::default(),
+            too_far: Default::default(),
+            bad_off: Default::default(),
+            rqe: Default::default(),
+            log16: Default::default(),
+            slot64: Default::default(),
+            x_mlen: Default::default(),
+            x_plen: Default::default(),
+            x_k: Default::default(),
+            x_size: Default::default(),
+            x_max: Default::default(),
+            x_conn: Default::default(),
+            k_qp: Default::default(),
+            k_off_base: Default::default(),
+            k_off_log: Default::default(),
+            k_off_cqn: Default::default(),
+            k_off_pi: Default::default(),
+            k_off_ci: Default::default(),
+            k_off_cid: Default::default(),
+            k_rq_pi: Default::default(),
+            k_r_wr_id: Default::default(),
+            k_r_addr: Default::default(),
+            k_r_len: Default::default(),
+            k_r_lkey: Default::default(),
+            k_data: Default::default(),
+            k_op_send: Default::default(),
+            k_op_send_imm: Default::default(),
+            k_op_write_imm: Default::default(),
+            k_nack_rnr: Default::default(),
+            k_nack_invalid: Default::default(),
+            k_drop_invalid: Default::default(),
+            k_one16: Default::default(),
+            k_len32: Default::default(),
+            k_s_idle: Default::default(),
+            k_s_1: Default::default(),
+            k_s_2: Default::default(),
+            k_s_3: Default::default(),
+            k_s_4: Default::default(),
+            k_s_desc: Default::default(),
+            k_s_rd: Default::default(),
+            k_s_out: Default::default(),
+            k_s_pout: Default::default(),
+            k_k_pkt: Default::default(),
+            k_k_pop: Default::default(),
+            k_k_open: Default::default(),
+            k_zero16: Default::default(),
+            x_qpn: Default::default(),
+        }
+    }
+}
+
+impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Default
+    for RecvQueue<DW, KW, CB, QB>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
+    for RecvQueue<DW, KW, CB, QB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clk, state, kind, conn_r, qp_r, qv_r, base_r, meta, chk, desc, popped, kick,
+            kick_v, ci_wr, ci_new
+        );
+        self.qpt.clk.next = self.clk.val();
+        self.piram.clk.next = self.clk.val();
+        self.ciram.clk.next = self.clk.val();
+        self.q2c.clk.next = self.clk.val();
+        self.c2q.clk.next = self.clk.val();
+        self.c2qv.clk.next = self.clk.val();
+        self.ssnb.clk.next = self.clk.val();
+
+        // QP-table writes.
+        self.ctx_data.next = self.s_axis_ctxw_tdata.val().data;
+        self.ctx_index.next = self.s_axis_ctxw_tdata.val().index;
+        self.ctx_qp.next = self.s_axis_ctxw_tvalid.val()
+            & (self.s_axis_ctxw_tdata.val().table == self.k_qp.v.val());
+        self.ctx_cid.next = self
+            .ctx_data
+            .val()
+            .get_bits::<24>(self.k_off_cid.v.val().index());
+        self.qpt.wr_en.next = self.ctx_qp.val();
+        self.qpt.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
+        self.qpt.wr_data.next.base = self
+            .ctx_data
+            .val()
+            .get_bits::<64>(self.k_off_base.v.val().index());
+        self.qpt.wr_data.next.log = self
+            .ctx_data
+            .val()
+            .get_bits::<4>(self.k_off_log.v.val().index());
+        self.qpt.wr_data.next.cqn = self
+            .ctx_data
+            .val()
+            .get_bits::<24>(self.k_off_cqn.v.val().index());
+        self.q2c.wr_en.next = self.ctx_qp.val();
+        self.q2c.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
+        self.q2c.wr_data.next = self.ctx_cid.val().get_bits::<CB>(0);
+        self.c2q.wr_en.next = self.ctx_qp.val() & self.ctx_cid.val().any();
+        self.c2q.wr_addr.next = self.ctx_cid.val().get_bits::<CB>(0);
+        self.c2q.wr_data.next = self.ctx_index.val().get_bits::<QB>(0);
+        self.c2qv.wr_en.next = self.ctx_qp.val() & self.ctx_cid.val().any();
+        self.c2qv.wr_addr.next = self.ctx_cid.val().get_bits::<CB>(0);
+        self.c2qv.wr_data.next = true;
+
+        // RQ_PI doorbells (page n at n * 8) and the kick of the QP's connection one cycle later.
+        self.wa.next = self.cfg_wr_addr.val();
+        self.db.next =
+            self.cfg_wr_en.val() & (self.wa.val().get_bits::<3>(0) == self.k_rq_pi.v.val());
+        self.q2c.rd_addr.next = self.wa.val().get_bits::<QB>(3);
+        self.kick_v.d.next = self.db.val();
+        self.x_conn.i.next = self.q2c.rd_data.val();
+        self.m_axis_kick_tdata.next = self.x_conn.o.val();
+        self.m_axis_kick_tvalid.next = self.kick_v.q.val();
+        self.piram.wr_en.next = self.ctx_qp.val() | self.db.val();
+        if self.ctx_qp.val() {
+            self.piram.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
+            self.piram.wr_data.next = self
+                .ctx_data
+                .val()
+                .get_bits::<16>(self.k_off_pi.v.val().index());
+        } else {
+            self.piram.wr_addr.next = self.wa.val().get_bits::<QB>(3);
+            self.piram.wr_data.next = self.cfg_wr_data.val().get_bits::<16>(0);
+        }
+        self.ciram.wr_en.next = self.ctx_qp.val() | self.ci_wr.q.val();
+        if self.ctx_qp.val() {
+            self.ciram.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
+            self.ciram.wr_data.next = self
+                .ctx_data
+                .val()
+                .get_bits::<16>(self.k_off_ci.v.val().index());
+        } else {
+            self.ciram.wr_addr.next = self.qp_r.q.val();
+            self.ciram.wr_data.next = self.ci_new.q.val();
+        }
+        self.ci_wr.d.next = false;
+
+        // Request selection: open, then pop, then packet.
+        self.idle.next = self.state.q.val() == self.k_s_idle.v.val();
+        self.take_o.next = self.idle.val() & self.s_axis_open_tvalid.val();
+        self.take_q.next =
+            self.idle.val() & !self.s_axis_open_tvalid.val() & self.s_axis_pop_tvalid.val();
+        self.take_p.next = self.idle.val()
+            & !self.s_axis_open_tvalid.val()
+            & !self.s_axis_pop_tvalid.val()
+            & self.s_axis_pkt_tvalid.val();
+        self.s_axis_open_tready.next = self.take_o.val();
+        self.s_axis_pop_tready.next = self.take_q.val();
+        self.s_axis_pkt_tready.next = self.take_p.val();
+        self.oconn.next = self.s_axis_open_tdata.val().conn;
+        self.qconn.next = self.s_axis_pop_tdata.val();
+        self.pconn.next = self.s_axis_pkt_tdata.val().conn;
+        if self.take_o.val() {
+            self.conn_r.d.next = self.oconn.val().get_bits::<CB>(0);
+            self.kind.d.next = self.k_k_open.v.val();
+            self.state.d.next = self.k_s_1.v.val();
+        }
+        if self.take_q.val() {
+            self.conn_r.d.next = self.qconn.val().get_bits::<CB>(0);
+            self.kind.d.next = self.k_k_pop.v.val();
+            self.state.d.next = self.k_s_1.v.val();
+        }
+        if self.take_p.val() {
+            self.conn_r.d.next = self.pconn.val().get_bits::<CB>(0);
+            self.meta.d.next = self.s_axis_pkt_tdata.val();
+            self.chk.d.next = self.s_axis_pkt_tuser.val();
+            self.kind.d.next = self.k_k_pkt.v.val();
+            self.state.d.next = self.k_s_1.v.val();
+        }
+        self.c2q.rd_addr.next = self.conn_r.q.val();
+        self.c2qv.rd_addr.next = self.conn_r.q.val();
+        self.ssnb.rd_addr.next = self.conn_r.q.val();
+        self.qpt.rd_addr.next = self.qp_r.q.val();
+        self.piram.rd_addr.next = self.qp_r.q.val();
+        self.ciram.rd_addr.next = self.qp_r.q.val();
+        if self.state.q.val() == self.k_s_1.v.val() {
+            self.state.d.next = self.k_s_2.v.val();
+        }
+        if self.state.q.val() == self.k_s_2.v.val() {
+            self.qp_r.d.next = self.c2q.rd_data.val();
+            self.qv_r.d.next = self.c2qv.rd_data.val();
+            self.base_r.d.next = self.ssnb.rd_data.val();
+            self.state.d.next = self.k_s_3.v.val();
+        }
+        if self.state.q.val() == self.k_s_3.v.val() {
+            self.state.d.next = self.k_s_4.v.val();
+        }
+
+        // S4: the connection's QP state is on the RAM outputs.
+        self.x_qpn.i.next = self.qp_r.q.val();
+        self.ent.next = self.qpt.rd_data.val();
+        self.pi.next = self.piram.rd_data.val();
+        self.ci.next = self.ciram.rd_data.val();
+        self.log16.i.next = self.ent.val().log;
+        self.size.next = self.k_one16.v.val() << self.log16.o.val();
+        self.ssn16.next = self.meta.q.val().key.get_bits::<16>(0);
+        self.consumed.next = self.ci.val() - self.base_r.q.val();
+        self.k.next = self.ssn16.val() - self.consumed.val();
+        self.x_k.i.next = self.k.val();
+        self.x_size.i.next = self.size.val();
+        self.x_max.i.next = self.cfg_max_msgs.val();
+        self.too_far.next = self.x_k.o.val() > (self.x_size.o.val() + self.x_max.o.val());
+        self.x_mlen.i.next = self.meta.q.val().msg_len;
+        self.x_plen.i.next = self.meta.q.val().payload_len;
+        self.bad_off.next = (self.meta.q.val().addr > self.x_mlen.o.val())
+            | (self.x_plen.o.val() > (self.x_mlen.o.val() - self.meta.q.val().addr));
+        self.op.next = self.meta.q.val().opcode;
+        self.is_send.next = (self.op.val() == self.k_op_send.v.val())
+            | (self.op.val() == self.k_op_send_imm.v.val());
+        self.examined.next = !self.meta.q.val().drop.any()
+            & (self.meta.q.val().ptype == self.k_data.v.val())
+            & !self.meta.q.val().trimmed
+            & !self.chk.q.val().nack;
+        if self.kind.q.val() == self.k_k_pop.v.val() {
+            self.idx.next = self.ci.val();
+        } else {
+            self.idx.next = self.base_r.q.val() + self.ssn16.val();
+        }
+        self.slot64.i.next = self.idx.val() & (self.size.val() - self.k_one16.v.val());
+        self.ssnb.wr_en.next = false;
+        self.ssnb.wr_addr.next = self.conn_r.q.val();
+        if self.qv_r.q.val() {
+            self.ssnb.wr_data.next = self.ci.val();
+        } else {
+            self.ssnb.wr_data.next = self.k_zero16.v.val();
+        }
+        if self.state.q.val() == self.k_s_4.v.val() {
+            self.desc.d.next.addr = self.ent.val().base + (self.slot64.o.val() << 5u64);
+            self.desc.d.next.len = self.k_len32.v.val();
+            self.desc.d.next.tag = self.idx.val();
+            if self.kind.q.val() == self.k_k_open.v.val() {
+                self.ssnb.wr_en.next = true;
+                self.state.d.next = self.k_s_idle.v.val();
+            } else if self.kind.q.val() == self.k_k_pop.v.val() {
+                self.popped.d.next.ok = false;
+                self.popped.d.next.qpn = self.x_qpn.o.val();
+                self.popped.d.next.cqn = self.ent.val().cqn;
+                self.popped.d.next.index = self.ci.val();
+                if !self.qv_r.q.val() | (self.pi.val() == self.ci.val()) {
+                    self.state.d.next = self.k_s_pout.v.val();
+                } else {
+                    self.state.d.next = self.k_s_desc.v.val();
+                }
+            } else {
+                self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
+                if self.examined.val() & (self.op.val() == self.k_op_write_imm.v.val()) {
+                    // The completion stage's WRITE_IMM RNR NACK (MR-SEM-20) carries this aux.
+                    self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
+                }
+                self.state.d.next = self.k_s_out.v.val();
+                if self.examined.val() & self.is_send.val() {
+                    self.chk.d.next.rqe_index = self.idx.val();
+                    if self.bad_off.val() {
+                        self.chk.d.next.nack = true;
+                        self.chk.d.next.fail = true;
+                        self.chk.d.next.code = self.k_nack_invalid.v.val();
+                        self.chk.d.next.aux = self.meta.q.val().msn;
+                        self.meta.d.next.drop = self.k_drop_invalid.v.val();
+                    } else if !self.qv_r.q.val() | (self.k.val() >= (self.pi.val() - self.ci.val()))
+                    {
+                        self.chk.d.next.nack = true;
+                        if self.too_far.val() & self.qv_r.q.val() {
+                            self.chk.d.next.fail = true;
+                            self.chk.d.next.code = self.k_nack_invalid.v.val();
+                            self.chk.d.next.aux = self.meta.q.val().msn;
+                            self.meta.d.next.drop = self.k_drop_invalid.v.val();
+                        } else {
+                            self.chk.d.next.code = self.k_nack_rnr.v.val();
+                            self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
+                        }
+                    } else {
+                        self.state.d.next = self.k_s_desc.v.val();
+                    }
+                }
+            }
+        }
+        self.m_axis_dma_rd_desc_tdata.next = self.desc.q.val();
+        self.m_axis_dma_rd_desc_tvalid.next = self.state.q.val() == self.k_s_desc.v.val();
+        if (self.state.q.val() == self.k_s_desc.v.val()) & self.m_axis_dma_rd_desc_tready.val() {
+            self.state.d.next = self.k_s_rd.v.val();
+        }
+        self.rqe.next = self.s_axis_dma_rd_tdata.val().get_bits::<256>(0);
+        self.s_axis_dma_rd_tready.next = self.state.q.val() == self.k_s_rd.v.val();
+        if (self.state.q.val() == self.k_s_rd.v.val()) & self.s_axis_dma_rd_tvalid.val() {
+            if self.kind.q.val() == self.k_k_pop.v.val() {
+                self.popped.d.next.ok = true;
+                self.popped.d.next.wr_id = self
+                    .rqe
+                    .val()
+                    .get_bits::<64>(self.k_r_wr_id.v.val().index());
+                self.ci_wr.d.next = true;
+                self.ci_new.d.next = self.popped.q.val().index + self.k_one16.v.val();
+                if self.s_axis_dma_rd_tlast.val() {
+                    self.state.d.next = self.k_s_pout.v.val();
+                }
+            } else {
+                self.chk.d.next.rqe_ok = true;
+                self.chk.d.next.rqe_addr =
+                    self.rqe.val().get_bits::<64>(self.k_r_addr.v.val().index());
+                self.chk.d.next.rqe_len =
+                    self.rqe.val().get_bits::<32>(self.k_r_len.v.val().index());
+                self.chk.d.next.rqe_lkey =
+                    self.rqe.val().get_bits::<32>(self.k_r_lkey.v.val().index());
+                if self.s_axis_dma_rd_tlast.val() {
+                    self.state.d.next = self.k_s_out.v.val();
+                }
+            }
+        }
+        self.m_axis_pkt_tdata.next = self.meta.q.val();
+        self.m_axis_pkt_tuser.next = self.chk.q.val();
+        self.m_axis_pkt_tvalid.next = self.state.q.val() == self.k_s_out.v.val();
+        if (self.state.q.val() == self.k_s_out.v.val()) & self.m_axis_pkt_tready.val() {
+            self.state.d.next = self.k_s_idle.v.val();
+        }
+        self.m_axis_popped_tdata.next = self.popped.q.val();
+        self.m_axis_popped_tvalid.next = self.state.q.val() == self.k_s_pout.v.val();
+        if (self.state.q.val() == self.k_s_pout.v.val()) & self.m_axis_popped_tready.val() {
+            self.state.d.next = self.k_s_idle.v.val();
+        }
+        if self.rst.val() {
+            self.state.d.next = self.k_s_idle.v.val();
+            self.kick_v.d.next = false;
+            self.ci_wr.d.next = false;
+        }
+    }
+}
+
+/// The block list entries of this file.
+pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
+    vec![crate::blocks::BlockSpec {
+        name: "metaroce_rx_recv_queue",
+        area: "rx",
+        description:
+            "RQ state and doorbells, RQE fetch for SEND (SSN), RNR verdicts, RQE consumption",
+        verilog: |_cfg| {
+            crate::gen::verilog(
+                "metaroce_rx_recv_queue",
+                RecvQueue::<512, 64, 14, 12>::new(),
+            )
+        },
+    }]
+}

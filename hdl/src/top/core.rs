@@ -1,0 +1,837 @@
+//! `metaroce_core`: the NIC core, joining the pipelines behind one register bus, one DMA interface and the
+//! MAC-side streams (see `docs/hardware.md` for the block diagram and the interfaces).
+//!
+//! Internal register bus windows (byte addresses of the AXI-Lite port, BAR 0):
+//!
+//! | window | what |
+//! |---|---|
+//! | `0x00000..0x01000` | the register blocks of `metaroce_regmap::block::DEFAULT_MAP` ([`super::regfile`]) |
+//! | `0x10000..0x30000` | QP doorbell pages (`queues::DEFAULT_QP_DB_BASE`): SQ to the transmit engine, RQ to the receive queue |
+//! | `0x30000..0x40000` | CQ doorbell pages (`queues::DEFAULT_CQ_DB_BASE`) to the CQ writer |
+//! | `0x70000..0x80000` | the context-programming window ([`crate::ctx::ctx_port`]) |
+//!
+//! Each window's blocks see window-relative addresses. Reads of the doorbell windows answer 0 at once (they are
+//! write-only); reads nobody answers end in the bridge's timeout (SLVERR, all ones).
+
+use crate::dma::DmaDesc;
+use crate::records::PktMeta;
+use crate::top::axil::AxilBridge;
+use crate::top::clock::TimeBase;
+use crate::top::counter_events::CounterEvents;
+use crate::top::dma_mux::{DmaReadMux, DmaWriteMux};
+use crate::top::endpoint_cfg::EndpointCfg;
+use crate::top::open_fanout::OpenFanout;
+use crate::top::peer_order::PeerOrder;
+use crate::top::regfile::RegFile;
+use crate::CoreConfig;
+use rust_hdl::prelude::*;
+
+/// Start of the QP doorbell window.
+pub const QP_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_QP_DB_BASE;
+/// Start of the CQ doorbell window.
+pub const CQ_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_CQ_DB_BASE;
+/// Start of the context-programming window.
+pub const CTX_WINDOW: u32 = 0x7_0000;
+
+use crate::ctx::ctx_port::CtxPort;
+use crate::rel::sender_engine::SenderEngine;
+use crate::rx::completion::RxCompletion;
+use crate::rx::cq_writer::CqWriter;
+use crate::rx::mr_check::{MrCheck, RxCheck};
+use crate::rx::parser::Parser;
+use crate::rx::placement::Placement;
+use crate::rx::psn_window::{NackReq, WinInfo};
+use crate::rx::recv_queue::RecvQueue;
+use crate::rx::rx_engine::RxEngine;
+use crate::tx::frame_build::FrameBuild;
+use crate::tx::tx_engine::TxEngine;
+
+/// log2 of the receive message slots per connection (the model's `max_outstanding_msgs` in hardware).
+pub const MSG_BITS: usize = 3;
+/// log2 of the memory-region table entries.
+pub const MR_BITS: usize = 12;
+/// log2 of the transmit engine's message pool.
+pub const POOL_BITS: u32 = 12;
+/// Beats of the parser's store-and-forward FIFO.
+pub const RX_FIFO_BEATS: usize = 256;
+
+/// The NIC core: `DW`-bit datapath (`KW = DW / 8`), `2^CB` connections, `2^QB` queue pairs and CQs, `SA = CB +
+/// MSG_BITS`.
+#[derive(LogicBlock)]
+pub struct MetaroceCore<
+    const DW: usize,
+    const KW: usize,
+    const CB: usize,
+    const QB: usize,
+    const SA: usize,
+> {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub rst: Signal<In, Bit>,
+    /// AXI-Lite write address.
+    pub s_axil_awaddr: Signal<In, Bits<24>>,
+    /// AXI-Lite write address valid.
+    pub s_axil_awvalid: Signal<In, Bit>,
+    /// AXI-Lite write address ready.
+    pub s_axil_awready: Signal<Out, Bit>,
+    /// AXI-Lite write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// AXI-Lite write strobes.
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// AXI-Lite write data valid.
+    pub s_axil_wvalid: Signal<In, Bit>,
+    /// AXI-Lite write data ready.
+    pub s_axil_wready: Signal<Out, Bit>,
+    /// AXI-Lite write response.
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// AXI-Lite write response valid.
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    /// AXI-Lite write response ready.
+    pub s_axil_bready: Signal<In, Bit>,
+    /// AXI-Lite read address.
+    pub s_axil_araddr: Signal<In, Bits<24>>,
+    /// AXI-Lite read address valid.
+    pub s_axil_arvalid: Signal<In, Bit>,
+    /// AXI-Lite read address ready.
+    pub s_axil_arready: Signal<Out, Bit>,
+    /// AXI-Lite read data.
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// AXI-Lite read response.
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// AXI-Lite read data valid.
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    /// AXI-Lite read data ready.
+    pub s_axil_rready: Signal<In, Bit>,
+    /// MAC receive data.
+    pub s_axis_rx_tdata: Signal<In, Bits<DW>>,
+    /// MAC receive keep.
+    pub s_axis_rx_tkeep: Signal<In, Bits<KW>>,
+    /// MAC receive last.
+    pub s_axis_rx_tlast: Signal<In, Bit>,
+    /// MAC receive: bad frame.
+    pub s_axis_rx_tuser: Signal<In, Bit>,
+    /// MAC receive valid.
+    pub s_axis_rx_tvalid: Signal<In, Bit>,
+    /// MAC receive ready.
+    pub s_axis_rx_tready: Signal<Out, Bit>,
+    /// MAC transmit data.
+    pub m_axis_tx_tdata: Signal<Out, Bits<DW>>,
+    /// MAC transmit keep.
+    pub m_axis_tx_tkeep: Signal<Out, Bits<KW>>,
+    /// MAC transmit last.
+    pub m_axis_tx_tlast: Signal<Out, Bit>,
+    /// MAC transmit: abort the frame.
+    pub m_axis_tx_tuser: Signal<Out, Bit>,
+    /// MAC transmit valid.
+    pub m_axis_tx_tvalid: Signal<Out, Bit>,
+    /// MAC transmit ready.
+    pub m_axis_tx_tready: Signal<In, Bit>,
+    /// DMA read descriptor.
+    pub m_axis_dma_rd_desc_tdata: Signal<Out, DmaDesc>,
+    /// DMA read descriptor valid.
+    pub m_axis_dma_rd_desc_tvalid: Signal<Out, Bit>,
+    /// DMA read descriptor ready.
+    pub m_axis_dma_rd_desc_tready: Signal<In, Bit>,
+    /// DMA read data.
+    pub s_axis_dma_rd_tdata: Signal<In, Bits<DW>>,
+    /// DMA read keep.
+    pub s_axis_dma_rd_tkeep: Signal<In, Bits<KW>>,
+    /// DMA read last beat of a descriptor.
+    pub s_axis_dma_rd_tlast: Signal<In, Bit>,
+    /// DMA read tag.
+    pub s_axis_dma_rd_tuser: Signal<In, Bits<16>>,
+    /// DMA read data valid.
+    pub s_axis_dma_rd_tvalid: Signal<In, Bit>,
+    /// DMA read data ready.
+    pub s_axis_dma_rd_tready: Signal<Out, Bit>,
+    /// DMA write descriptor.
+    pub m_axis_dma_wr_desc_tdata: Signal<Out, DmaDesc>,
+    /// DMA write descriptor valid.
+    pub m_axis_dma_wr_desc_tvalid: Signal<Out, Bit>,
+    /// DMA write descriptor ready.
+    pub m_axis_dma_wr_desc_tready: Signal<In, Bit>,
+    /// DMA write data.
+    pub m_axis_dma_wr_tdata: Signal<Out, Bits<DW>>,
+    /// DMA write keep.
+    pub m_axis_dma_wr_tkeep: Signal<Out, Bits<KW>>,
+    /// DMA write last beat.
+    pub m_axis_dma_wr_tlast: Signal<Out, Bit>,
+    /// DMA write data valid.
+    pub m_axis_dma_wr_tvalid: Signal<Out, Bit>,
+    /// DMA write data ready.
+    pub m_axis_dma_wr_tready: Signal<In, Bit>,
+    /// DMA write done tag.
+    pub s_axis_dma_wr_done_tdata: Signal<In, Bits<16>>,
+    /// DMA write done valid.
+    pub s_axis_dma_wr_done_tvalid: Signal<In, Bit>,
+    /// A CQ interrupt request (one cycle) ...
+    pub irq_cq_req: Signal<Out, Bit>,
+    /// ... on this MSI-X vector.
+    pub irq_cq_vector: Signal<Out, Bits<16>>,
+    /// Pending and enabled IRQ causes (the ASYNC_VECTOR interrupt while non-zero).
+    pub irq_pending: Signal<Out, Bits<32>>,
+    /// ID.GIT_HASH (stamped by the board build).
+    pub git_hash: Signal<In, Bits<32>>,
+    /// ID.BUILD_TIME (stamped by the board build).
+    pub build_time: Signal<In, Bits<32>>,
+    /// Packets for the embedded control processor (connection opens, restarts, NO_CONTEXT answers).
+    pub m_axis_exc_tdata: Signal<Out, PktMeta>,
+    /// Exception valid.
+    pub m_axis_exc_tvalid: Signal<Out, Bit>,
+    /// Exception ready.
+    pub m_axis_exc_tready: Signal<In, Bit>,
+    /// A connection failed (retry limit, MR-REL-55): its index.
+    pub m_axis_conn_err_tdata: Signal<Out, Bits<16>>,
+    /// Connection failure valid.
+    pub m_axis_conn_err_tvalid: Signal<Out, Bit>,
+    /// Connection failure ready.
+    pub m_axis_conn_err_tready: Signal<In, Bit>,
+    /// Mailbox: a command was submitted (to the embedded control processor).
+    pub mbox_go: Signal<Out, Bit>,
+    /// Mailbox: its tag.
+    pub mbox_tag: Signal<Out, Bits<16>>,
+    /// Mailbox: request word `fw_rd_addr`.
+    pub fw_rd_addr: Signal<In, Bits<4>>,
+    /// Mailbox: the request word.
+    pub fw_rd_data: Signal<Out, Bits<32>>,
+    /// Mailbox: write a response word (0..16) or the status (16).
+    pub fw_wr_en: Signal<In, Bit>,
+    /// Mailbox: word index.
+    pub fw_wr_addr: Signal<In, Bits<5>>,
+    /// Mailbox: word.
+    pub fw_wr_data: Signal<In, Bits<32>>,
+    /// Sticky: an SQ doorbell was lost because the doorbell FIFO was full.
+    pub stat_db_drop: Signal<Out, Bit>,
+    /// Sticky: a work request was posted to a closed connection.
+    pub stat_wr_closed: Signal<Out, Bit>,
+    /// Nanoseconds since reset (the core's time base).
+    pub now: Signal<Out, Bits<64>>,
+    timebase: TimeBase,
+    bridge: AxilBridge,
+    regs: RegFile,
+    epc: EndpointCfg,
+    ctxp: CtxPort,
+    fan: OpenFanout,
+    parser: Parser<DW, KW>,
+    rxe: RxEngine<DW, KW>,
+    rq: RecvQueue<DW, KW, CB, QB>,
+    mrc: MrCheck<MR_BITS>,
+    cpl: RxCompletion<CB, MSG_BITS, SA>,
+    place: Placement<DW, KW>,
+    cqw: CqWriter<DW, KW, QB>,
+    txe: TxEngine<DW, KW>,
+    snd: SenderEngine,
+    order: PeerOrder,
+    fb: FrameBuild<DW, KW>,
+    rdm_tx: DmaReadMux<DW, KW>,
+    rdm: DmaReadMux<DW, KW>,
+    wrm: DmaWriteMux<DW, KW>,
+    cnt: CounterEvents<KW>,
+    rd_default: DFF<Bit>,
+    in_regs_rd: Signal<Local, Bit>,
+    in_ctx_rd: Signal<Local, Bit>,
+    chk_meta: Signal<Local, PktMeta>,
+    chk_user: Signal<Local, NackReq>,
+    chk_rx: Signal<Local, RxCheck>,
+    place_user: Signal<Local, RxCheck>,
+    win: Signal<Local, WinInfo>,
+    place_meta: Signal<Local, PktMeta>,
+    has_pay: Signal<Local, Bit>,
+}
+
+impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const SA: usize>
+    MetaroceCore<DW, KW, CB, QB, SA>
+{
+    /// The core of a configuration (`cfg.conn_bits == CB`, `cfg.qp_bits == QB`, `cfg.mr_bits == MR_BITS`).
+    pub fn new(cfg: &CoreConfig) -> Self {
+        assert!(cfg.conn_bits as usize == CB && cfg.qp_bits as usize == QB && SA == CB + MSG_BITS);
+        MetaroceCore {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            s_axis_rx_tdata: Default::default(),
+            s_axis_rx_tkeep: Default::default(),
+            s_axis_rx_tlast: Default::default(),
+            s_axis_rx_tuser: Default::default(),
+            s_axis_rx_tvalid: Default::default(),
+            s_axis_rx_tready: Default::default(),
+            m_axis_tx_tdata: Default::default(),
+            m_axis_tx_tkeep: Default::default(),
+            m_axis_tx_tlast: Default::default(),
+            m_axis_tx_tuser: Default::default(),
+            m_axis_tx_tvalid: Default::default(),
+            m_axis_tx_tready: Default::default(),
+            m_axis_dma_rd_desc_tdata: Default::default(),
+            m_axis_dma_rd_desc_tvalid: Default::default(),
+            m_axis_dma_rd_desc_tready: Default::default(),
+            s_axis_dma_rd_tdata: Default::default(),
+            s_axis_dma_rd_tkeep: Default::default(),
+            s_axis_dma_rd_tlast: Default::default(),
+            s_axis_dma_rd_tuser: Default::default(),
+            s_axis_dma_rd_tvalid: Default::default(),
+            s_axis_dma_rd_tready: Default::default(),
+            m_axis_dma_wr_desc_tdata: Default::default(),
+            m_axis_dma_wr_desc_tvalid: Default::default(),
+            m_axis_dma_wr_desc_tready: Default::default(),
+            m_axis_dma_wr_tdata: Default::default(),
+            m_axis_dma_wr_tkeep: Default::default(),
+            m_axis_dma_wr_tlast: Default::default(),
+            m_axis_dma_wr_tvalid: Default::default(),
+            m_axis_dma_wr_tready: Default::default(),
+            s_axis_dma_wr_done_tdata: Default::default(),
+            s_axis_dma_wr_done_tvalid: Default::default(),
+            irq_cq_req: Default::default(),
+            irq_cq_vector: Default::default(),
+            irq_pending: Default::default(),
+            git_hash: Default::default(),
+            build_time: Default::default(),
+            m_axis_exc_tdata: Default::default(),
+            m_axis_exc_tvalid: Default::default(),
+            m_axis_exc_tready: Default::default(),
+            m_axis_conn_err_tdata: Default::default(),
+            m_axis_conn_err_tvalid: Default::default(),
+            m_axis_conn_err_tready: Default::default(),
+            mbox_go: Default::default(),
+            mbox_tag: Default::default(),
+            fw_rd_addr: Default::default(),
+            fw_rd_data: Default::default(),
+            fw_wr_en: Default::default(),
+            fw_wr_addr: Default::default(),
+            fw_wr_data: Default::default(),
+            stat_db_drop: Default::default(),
+            stat_wr_closed: Default::default(),
+            now: Default::default(),
+            timebase: Default::default(),
+            bridge: Default::default(),
+            regs: RegFile::new(cfg),
+            epc: Default::default(),
+            ctxp: CtxPort::new(),
+            fan: Default::default(),
+            parser: Parser::new(RX_FIFO_BEATS),
+            rxe: RxEngine::new(cfg.conn_bits),
+            rq: RecvQueue::new(),
+            mrc: MrCheck::new(cfg.mr_bits),
+            cpl: RxCompletion::new(),
+            place: Default::default(),
+            cqw: CqWriter::new(),
+            txe: TxEngine::new(cfg.conn_bits, cfg.qp_bits, POOL_BITS),
+            snd: SenderEngine::new(cfg.conn_bits),
+            order: Default::default(),
+            fb: FrameBuild::new(),
+            rdm_tx: Default::default(),
+            rdm: Default::default(),
+            wrm: Default::default(),
+            cnt: Default::default(),
+            rd_default: Default::default(),
+            in_regs_rd: Default::default(),
+            in_ctx_rd: Default::default(),
+            chk_meta: Default::default(),
+            chk_user: Default::default(),
+            chk_rx: Default::default(),
+            place_user: Default::default(),
+            win: Default::default(),
+            place_meta: Default::default(),
+            has_pay: Default::default(),
+        }
+    }
+}
+
+impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const SA: usize> Logic
+    for MetaroceCore<DW, KW, CB, QB, SA>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, rd_default);
+        self.timebase.clk.next = self.clk.val();
+        self.bridge.clk.next = self.clk.val();
+        self.regs.clk.next = self.clk.val();
+        self.epc.clk.next = self.clk.val();
+        self.ctxp.clk.next = self.clk.val();
+        self.fan.clk.next = self.clk.val();
+        self.parser.clk.next = self.clk.val();
+        self.rxe.clk.next = self.clk.val();
+        self.rq.clk.next = self.clk.val();
+        self.mrc.clk.next = self.clk.val();
+        self.cpl.clk.next = self.clk.val();
+        self.place.clk.next = self.clk.val();
+        self.cqw.clk.next = self.clk.val();
+        self.txe.clk.next = self.clk.val();
+        self.snd.clk.next = self.clk.val();
+        self.fb.clk.next = self.clk.val();
+        self.rdm_tx.clk.next = self.clk.val();
+        self.rdm.clk.next = self.clk.val();
+        self.wrm.clk.next = self.clk.val();
+        // Resets.
+        self.timebase.rst.next = self.rst.val();
+        self.bridge.rst.next = self.rst.val();
+        self.regs.rst.next = self.rst.val();
+        self.ctxp.rst.next = self.rst.val();
+        self.fan.rst.next = self.rst.val();
+        self.parser.rst.next = self.rst.val();
+        self.rxe.rst.next = self.rst.val();
+        self.rq.rst.next = self.rst.val();
+        self.mrc.rst.next = self.rst.val();
+        self.cpl.rst.next = self.rst.val();
+        self.place.rst.next = self.rst.val();
+        self.cqw.rst.next = self.rst.val();
+        self.txe.rst.next = self.rst.val();
+        self.snd.rst.next = self.rst.val();
+        self.fb.rst.next = self.rst.val();
+        self.rdm_tx.rst.next = self.rst.val();
+        self.rdm.rst.next = self.rst.val();
+        self.wrm.rst.next = self.rst.val();
+
+        // Time base and configuration.
+        self.timebase.cfg_ns_per_cycle_q16.next = self.epc.cfg_clock_q16.val();
+        self.now.next = self.timebase.now.val();
+        self.epc.endpoint.next = self.regs.endpoint.val();
+
+        // AXI-Lite and the internal bus.
+        self.bridge.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.bridge.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.bridge.s_axil_awready.val();
+        self.bridge.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.bridge.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.bridge.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.bridge.s_axil_wready.val();
+        self.s_axil_bresp.next = self.bridge.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.bridge.s_axil_bvalid.val();
+        self.bridge.s_axil_bready.next = self.s_axil_bready.val();
+        self.bridge.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.bridge.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.bridge.s_axil_arready.val();
+        self.s_axil_rdata.next = self.bridge.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.bridge.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.bridge.s_axil_rvalid.val();
+        self.bridge.s_axil_rready.next = self.s_axil_rready.val();
+        // Writes: each window's blocks see window-relative addresses.
+        self.regs.bus_wr_en.next =
+            self.bridge.bus_wr_en.val() & (self.bridge.bus_wr_addr.val() < 0x1000);
+        self.regs.bus_wr_addr.next = self.bridge.bus_wr_addr.val();
+        self.regs.bus_wr_data.next = self.bridge.bus_wr_data.val();
+        self.txe.cfg_wr_en.next = self.bridge.bus_wr_en.val()
+            & (self.bridge.bus_wr_addr.val() >= 0x1_0000)
+            & (self.bridge.bus_wr_addr.val() < 0x3_0000);
+        self.txe.cfg_wr_addr.next = self.bridge.bus_wr_addr.val() - 0x1_0000;
+        self.txe.cfg_wr_data.next = self.bridge.bus_wr_data.val();
+        self.rq.cfg_wr_en.next = self.txe.cfg_wr_en.val();
+        self.rq.cfg_wr_addr.next = self.txe.cfg_wr_addr.val();
+        self.rq.cfg_wr_data.next = self.bridge.bus_wr_data.val();
+        self.cqw.cfg_wr_en.next = self.bridge.bus_wr_en.val()
+            & (self.bridge.bus_wr_addr.val() >= 0x3_0000)
+            & (self.bridge.bus_wr_addr.val() < 0x4_0000);
+        self.cqw.cfg_wr_addr.next = self.bridge.bus_wr_addr.val() - 0x3_0000;
+        self.cqw.cfg_wr_data.next = self.bridge.bus_wr_data.val();
+        self.ctxp.cfg_wr_en.next =
+            self.bridge.bus_wr_en.val() & (self.bridge.bus_wr_addr.val() >= 0x7_0000);
+        self.ctxp.cfg_wr_addr.next = self.bridge.bus_wr_addr.val() - 0x7_0000;
+        self.ctxp.cfg_wr_data.next = self.bridge.bus_wr_data.val();
+        // Reads: the register file and the context port answer; any other window reads 0 at once.
+        self.in_regs_rd.next = self.bridge.bus_rd_addr.val() < 0x1000;
+        self.in_ctx_rd.next = self.bridge.bus_rd_addr.val() >= 0x7_0000;
+        self.regs.bus_rd_en.next = self.bridge.bus_rd_en.val() & self.in_regs_rd.val();
+        self.regs.bus_rd_addr.next = self.bridge.bus_rd_addr.val();
+        self.ctxp.cfg_rd_en.next = self.bridge.bus_rd_en.val() & self.in_ctx_rd.val();
+        self.ctxp.cfg_rd_addr.next = self.bridge.bus_rd_addr.val() - 0x7_0000;
+        self.rd_default.d.next =
+            self.bridge.bus_rd_en.val() & !self.in_regs_rd.val() & !self.in_ctx_rd.val();
+        self.bridge.bus_rd_valid.next =
+            self.regs.bus_rd_valid.val() | self.ctxp.cfg_rd_valid.val() | self.rd_default.q.val();
+        self.bridge.bus_rd_data.next = 0.into();
+        if self.regs.bus_rd_valid.val() {
+            self.bridge.bus_rd_data.next = self.regs.bus_rd_data.val();
+        }
+        if self.ctxp.cfg_rd_valid.val() {
+            self.bridge.bus_rd_data.next = self.ctxp.cfg_rd_data.val();
+        }
+
+        // Register file: build stamp, counters, interrupt causes, mailbox.
+        self.regs.git_hash.next = self.git_hash.val();
+        self.regs.build_time.next = self.build_time.val();
+        self.regs.cnt_inc.next = self.cnt.cnt_inc.val();
+        self.regs.irq_cause_set.next = 0.into();
+        if self.cqw.cq_error.val() | self.snd.m_axis_err_tvalid.val() {
+            // IRQ cause ASYNC_EVENT (metaroce_regmap::irq::Cause::ASYNC_EVENT).
+            self.regs.irq_cause_set.next = 2.into();
+        }
+        self.irq_pending.next = self.regs.irq_pending.val();
+        self.mbox_go.next = self.regs.mbox_go.val();
+        self.mbox_tag.next = self.regs.mbox_tag.val();
+        self.regs.fw_rd_addr.next = self.fw_rd_addr.val();
+        self.fw_rd_data.next = self.regs.fw_rd_data.val();
+        self.regs.fw_wr_en.next = self.fw_wr_en.val();
+        self.regs.fw_wr_addr.next = self.fw_wr_addr.val();
+        self.regs.fw_wr_data.next = self.fw_wr_data.val();
+
+        // Context programming: every table hears every write; opens go to the six state holders.
+        self.rxe.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.rxe.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.rq.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.rq.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.mrc.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.mrc.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.cqw.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.cqw.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.txe.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.txe.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.snd.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();
+        self.snd.s_axis_ctxw_tvalid.next = self.ctxp.m_axis_ctxw_tvalid.val();
+        self.fan.s_axis_open_tdata.next = self.ctxp.m_axis_open_tdata.val();
+        self.fan.s_axis_open_tvalid.next = self.ctxp.m_axis_open_tvalid.val();
+        self.ctxp.m_axis_open_tready.next = self.fan.s_axis_open_tready.val();
+        self.rxe.s_axis_open_tdata.next = self.fan.m_axis_open_tdata.val();
+        self.rq.s_axis_open_tdata.next = self.fan.m_axis_open_tdata.val();
+        self.cpl.s_axis_open_tdata.next = self.fan.m_axis_open_tdata.val();
+        self.txe.s_axis_open_tdata.next = self.fan.m_axis_open_tdata.val();
+        self.snd.s_axis_open_tdata.next = self.fan.m_axis_open_tdata.val();
+        self.rxe.s_axis_open_tvalid.next = self.fan.m_axis_open0_tvalid.val();
+        self.fan.m_axis_open0_tready.next = self.rxe.s_axis_open_tready.val();
+        self.rq.s_axis_open_tvalid.next = self.fan.m_axis_open1_tvalid.val();
+        self.fan.m_axis_open1_tready.next = self.rq.s_axis_open_tready.val();
+        self.cpl.s_axis_open_tvalid.next = self.fan.m_axis_open2_tvalid.val();
+        self.fan.m_axis_open2_tready.next = self.cpl.s_axis_open_tready.val();
+        self.txe.s_axis_open_tvalid.next = self.fan.m_axis_open3_tvalid.val();
+        self.fan.m_axis_open3_tready.next = self.txe.s_axis_open_tready.val();
+        self.snd.s_axis_open_tvalid.next = self.fan.m_axis_open4_tvalid.val();
+        self.fan.m_axis_open4_tready.next = self.snd.s_axis_open_tready.val();
+
+        // Receive: MAC -> parser -> receive engine.
+        self.parser.s_axis_rx_tdata.next = self.s_axis_rx_tdata.val();
+        self.parser.s_axis_rx_tkeep.next = self.s_axis_rx_tkeep.val();
+        self.parser.s_axis_rx_tlast.next = self.s_axis_rx_tlast.val();
+        self.parser.s_axis_rx_tuser.next = self.s_axis_rx_tuser.val();
+        self.parser.s_axis_rx_tvalid.next = self.s_axis_rx_tvalid.val();
+        self.s_axis_rx_tready.next = self.parser.s_axis_rx_tready.val();
+        self.parser.cfg_udp_port.next = self.epc.cfg_udp_port.val();
+        self.parser.cfg_dscp_trim.next = self.epc.cfg_dscp_trim.val();
+        self.parser.cfg_ipv4.next = self.epc.cfg_ipv4.val();
+        self.parser.cfg_ipv6.next = self.epc.cfg_ipv6.val();
+        self.parser.cfg_ip_en.next = self.epc.cfg_ip_en.val();
+        self.rxe.s_axis_meta_tdata.next = self.parser.m_axis_meta_tdata.val();
+        self.rxe.s_axis_meta_tvalid.next = self.parser.m_axis_meta_tvalid.val();
+        self.parser.m_axis_meta_tready.next = self.rxe.s_axis_meta_tready.val();
+        self.rxe.s_axis_pay_tdata.next = self.parser.m_axis_pay_tdata.val();
+        self.rxe.s_axis_pay_tkeep.next = self.parser.m_axis_pay_tkeep.val();
+        self.rxe.s_axis_pay_tlast.next = self.parser.m_axis_pay_tlast.val();
+        self.rxe.s_axis_pay_tvalid.next = self.parser.m_axis_pay_tvalid.val();
+        self.parser.m_axis_pay_tready.next = self.rxe.s_axis_pay_tready.val();
+        self.rxe.now.next = self.timebase.now.val();
+        self.rxe.cfg_dscp_ctrl.next = self.epc.cfg_dscp_ctrl.val();
+        self.rxe.cfg_ack_ratio.next = self.epc.cfg_ack_ratio.val();
+        self.rxe.cfg_no_ctx_retry_us.next = 0.into();
+        self.m_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
+        self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
+        self.rxe.m_axis_exc_tready.next = self.m_axis_exc_tready.val();
+
+        // The message-level checks between the engine's classification and its window:
+        // receive queue -> memory-region check -> message table.
+        self.rq.s_axis_pkt_tdata.next = self.rxe.m_axis_chk_tdata.val();
+        self.rq.s_axis_pkt_tuser.next.rqe_ok = false;
+        self.rq.s_axis_pkt_tuser.next.rqe_index = 0.into();
+        self.rq.s_axis_pkt_tuser.next.rqe_addr = 0.into();
+        self.rq.s_axis_pkt_tuser.next.rqe_len = 0.into();
+        self.rq.s_axis_pkt_tuser.next.rqe_lkey = 0.into();
+        self.rq.s_axis_pkt_tuser.next.rq_empty = false;
+        self.rq.s_axis_pkt_tuser.next.nack = false;
+        self.rq.s_axis_pkt_tuser.next.code = 0.into();
+        self.rq.s_axis_pkt_tuser.next.aux = 0.into();
+        self.rq.s_axis_pkt_tuser.next.fail = false;
+        self.rq.s_axis_pkt_tuser.next.owes_wqe = false;
+        self.rq.s_axis_pkt_tuser.next.place = false;
+        self.rq.s_axis_pkt_tuser.next.place_addr = 0.into();
+        self.rq.s_axis_pkt_tvalid.next = self.rxe.m_axis_chk_tvalid.val();
+        self.rxe.m_axis_chk_tready.next = self.rq.s_axis_pkt_tready.val();
+        self.rq.cfg_max_msgs.next = 8.into();
+        self.rq.cfg_rnr_timer_us.next = 10.into();
+        self.mrc.s_axis_pkt_tdata.next = self.rq.m_axis_pkt_tdata.val();
+        self.mrc.s_axis_pkt_tuser.next = self.rq.m_axis_pkt_tuser.val();
+        self.mrc.s_axis_pkt_tvalid.next = self.rq.m_axis_pkt_tvalid.val();
+        self.rq.m_axis_pkt_tready.next = self.mrc.s_axis_pkt_tready.val();
+        self.mrc.cfg_max_payload.next = 0x2000.into();
+        self.cpl.s_axis_pkt_tdata.next = self.mrc.m_axis_pkt_tdata.val();
+        self.cpl.s_axis_pkt_tuser.next = self.mrc.m_axis_pkt_tuser.val();
+        self.cpl.s_axis_pkt_tvalid.next = self.mrc.m_axis_pkt_tvalid.val();
+        self.mrc.m_axis_pkt_tready.next = self.cpl.s_axis_pkt_tready.val();
+        // The verdict returns to the window; the placement address rides in the packet's `local_addr` (unused
+        // on receive) so that it reaches placement with the packet.
+        self.chk_rx.next = self.cpl.m_axis_pkt_tuser.val();
+        self.chk_meta.next = self.cpl.m_axis_pkt_tdata.val();
+        self.chk_meta.next.local_addr = self.chk_rx.val().place_addr;
+        self.chk_user.next.nack = self.chk_rx.val().nack;
+        self.chk_user.next.code = self.chk_rx.val().code;
+        self.chk_user.next.aux = self.chk_rx.val().aux;
+        self.rxe.s_axis_chk_tdata.next = self.chk_meta.val();
+        self.rxe.s_axis_chk_tuser.next = self.chk_user.val();
+        self.rxe.s_axis_chk_tvalid.next = self.cpl.m_axis_pkt_tvalid.val();
+        self.cpl.m_axis_pkt_tready.next = self.rxe.s_axis_chk_tready.val();
+        self.cpl.s_axis_popped_tdata.next = self.rq.m_axis_popped_tdata.val();
+        self.cpl.s_axis_popped_tvalid.next = self.rq.m_axis_popped_tvalid.val();
+        self.rq.m_axis_popped_tready.next = self.cpl.s_axis_popped_tready.val();
+        self.rq.s_axis_pop_tdata.next = self.cpl.m_axis_pop_tdata.val();
+        self.rq.s_axis_pop_tvalid.next = self.cpl.m_axis_pop_tvalid.val();
+        self.cpl.m_axis_pop_tready.next = self.rq.s_axis_pop_tready.val();
+        self.cpl.s_axis_kick_tdata.next = self.rq.m_axis_kick_tdata.val();
+        self.cpl.s_axis_kick_tvalid.next = self.rq.m_axis_kick_tvalid.val();
+
+        // Placement: the window's accepted packets are placed at the address the checks computed.
+        self.win.next = self.rxe.m_axis_place_tuser.val();
+        self.place_user.next.rqe_ok = false;
+        self.place_user.next.rqe_index = 0.into();
+        self.place_user.next.rqe_addr = 0.into();
+        self.place_user.next.rqe_len = 0.into();
+        self.place_user.next.rqe_lkey = 0.into();
+        self.place_user.next.rq_empty = false;
+        self.place_user.next.nack = false;
+        self.place_user.next.code = 0.into();
+        self.place_user.next.aux = 0.into();
+        self.place_user.next.fail = false;
+        self.place_user.next.owes_wqe = false;
+        self.place_user.next.place = false;
+        self.place_user.next.place_addr = 0.into();
+        self.place_user.next.place = self.win.val().accepted;
+        self.place_user.next.place_addr = self.rxe.m_axis_place_tdata.val().local_addr;
+        // The parser streams a payload only for DATA packets it accepted untrimmed with payload_len > 0; a packet
+        // dropped later (codes 11..=17 of rx::drop, or the exception code) still has its payload in the
+        // stream. Placement consumes `payload_len` bytes per packet, so the others present length 0.
+        self.place_meta.next = self.rxe.m_axis_place_tdata.val();
+        self.has_pay.next = (self.place_meta.val().ptype == 1)
+            & !self.place_meta.val().trimmed
+            & ((self.place_meta.val().drop == 0)
+                | ((self.place_meta.val().drop >= 11) & (self.place_meta.val().drop <= 17))
+                | (self.place_meta.val().drop == 0xFF));
+        if !self.has_pay.val() {
+            self.place_meta.next.payload_len = 0.into();
+        }
+        self.place.s_axis_pkt_tdata.next = self.place_meta.val();
+        self.place.s_axis_pkt_tuser.next = self.place_user.val();
+        self.place.s_axis_pkt_tvalid.next = self.rxe.m_axis_place_tvalid.val();
+        self.rxe.m_axis_place_tready.next = self.place.s_axis_pkt_tready.val();
+        self.place.s_axis_pay_tdata.next = self.rxe.m_axis_pay_tdata.val();
+        self.place.s_axis_pay_tkeep.next = self.rxe.m_axis_pay_tkeep.val();
+        self.place.s_axis_pay_tlast.next = self.rxe.m_axis_pay_tlast.val();
+        self.place.s_axis_pay_tvalid.next = self.rxe.m_axis_pay_tvalid.val();
+        self.rxe.m_axis_pay_tready.next = self.place.s_axis_pay_tready.val();
+
+        // Completions: receive side from the message table, send side from the transmit engine.
+        self.cqw.s_axis_rcpl_tdata.next = self.cpl.m_axis_rcpl_tdata.val();
+        self.cqw.s_axis_rcpl_tuser.next = self.cpl.m_axis_rcpl_tuser.val();
+        self.cqw.s_axis_rcpl_tvalid.next = self.cpl.m_axis_rcpl_tvalid.val();
+        self.cpl.m_axis_rcpl_tready.next = self.cqw.s_axis_rcpl_tready.val();
+        self.cqw.s_axis_scpl_tdata.next = self.txe.m_axis_scpl_tdata.val();
+        self.cqw.s_axis_scpl_tuser.next = 0.into();
+        self.cqw.s_axis_scpl_tvalid.next = self.txe.m_axis_scpl_tvalid.val();
+        self.txe.m_axis_scpl_tready.next = self.cqw.s_axis_scpl_tready.val();
+        self.cqw.rx_safe_count.next = self.place.safe_count.val();
+        self.irq_cq_req.next = self.cqw.irq_req.val();
+        self.irq_cq_vector.next = self.cqw.irq_vector.val();
+
+        // Receive to transmit: ACK/NACK requests, READ requests (in message order, from the message table).
+        self.txe.s_axis_ctl_tdata.next = self.rxe.m_axis_ctl_tdata.val();
+        self.txe.s_axis_ctl_tvalid.next = self.rxe.m_axis_ctl_tvalid.val();
+        self.rxe.m_axis_ctl_tready.next = self.txe.s_axis_ctl_tready.val();
+        self.txe.s_axis_readreq_tdata.next = self.cpl.m_axis_readreq_tdata.val();
+        self.txe.s_axis_readreq_tvalid.next = self.cpl.m_axis_readreq_tvalid.val();
+        self.cpl.m_axis_readreq_tready.next = self.txe.s_axis_readreq_tready.val();
+        self.rxe.m_axis_readreq_tready.next = true;
+        self.cpl.m_axis_rdone_tready.next = true;
+
+        // Receive to the sender state: ACKs and NACKs of our transmissions.
+        self.snd.s_axis_fb_tdata.next = self.rxe.m_axis_fb_tdata.val();
+        self.snd.s_axis_fb_tvalid.next = self.rxe.m_axis_fb_tvalid.val();
+        self.rxe.m_axis_fb_tready.next = self.snd.s_axis_fb_tready.val();
+
+        // Transmit engine <-> sender state.
+        self.txe.now.next = self.timebase.now.val();
+        self.txe.cfg_dscp_data.next = self.epc.cfg_dscp_data.val();
+        self.txe.cfg_mtu_log.next = self.epc.cfg_mtu_log.val();
+        self.txe.cfg_max_msg_len.next = 0x4000_0000.into();
+        self.txe.cfg_conn_msgs.next = 64.into();
+        self.txe.cfg_poll_ns.next = 1000.into();
+        self.stat_db_drop.next = self.txe.stat_db_drop.val();
+        self.stat_wr_closed.next = self.txe.stat_wr_closed.val();
+        self.snd.now.next = self.timebase.now.val();
+        self.snd.s_axis_gate_req_tdata.next = self.txe.m_axis_gate_req_tdata.val();
+        self.snd.s_axis_gate_req_tvalid.next = self.txe.m_axis_gate_req_tvalid.val();
+        self.txe.m_axis_gate_req_tready.next = self.snd.s_axis_gate_req_tready.val();
+        self.txe.s_axis_gate_resp_tdata.next = self.snd.m_axis_gate_resp_tdata.val();
+        self.txe.s_axis_gate_resp_tvalid.next = self.snd.m_axis_gate_resp_tvalid.val();
+        self.snd.m_axis_gate_resp_tready.next = self.txe.s_axis_gate_resp_tready.val();
+        self.snd.s_axis_sent_tdata.next = self.txe.m_axis_sent_tdata.val();
+        self.snd.s_axis_sent_tvalid.next = self.txe.m_axis_sent_tvalid.val();
+        self.txe.m_axis_sent_tready.next = self.snd.s_axis_sent_tready.val();
+        self.txe.s_axis_rtx_tdata.next = self.snd.m_axis_rtx_tdata.val();
+        self.txe.s_axis_rtx_tvalid.next = self.snd.m_axis_rtx_tvalid.val();
+        self.snd.m_axis_rtx_tready.next = self.txe.s_axis_rtx_tready.val();
+        self.txe.s_axis_una_tdata.next = self.snd.m_axis_una_tdata.val();
+        self.txe.s_axis_una_tvalid.next = self.snd.m_axis_una_tvalid.val();
+        self.snd.m_axis_una_tready.next = self.txe.s_axis_una_tready.val();
+        self.m_axis_conn_err_tdata.next = self.snd.m_axis_err_tdata.val();
+        self.m_axis_conn_err_tvalid.next = self.snd.m_axis_err_tvalid.val();
+        self.snd.m_axis_err_tready.next = self.m_axis_conn_err_tready.val();
+        self.snd.cfg_mtu.next = self.epc.cfg_mtu.val();
+        self.snd.cfg_bdp.next = self.epc.cfg_bdp.val();
+        self.snd.cfg_target_ns.next = self.epc.cfg_target_ns.val();
+        self.snd.cfg_base_rtt_ns.next = self.epc.cfg_base_rtt_ns.val();
+        self.snd.cfg_min_rtt_window_ns.next = self.epc.cfg_min_rtt_window_ns.val();
+        self.snd.cfg_line_rate_bps.next = self.epc.cfg_line_rate_bps.val();
+        self.snd.cfg_rto_min_ns.next = self.epc.cfg_rto_min_ns.val();
+        self.snd.cfg_rto_init_ns.next = self.epc.cfg_rto_init_ns.val();
+        self.snd.cfg_rto_max_ns.next = self.epc.cfg_rto_max_ns.val();
+        self.snd.cfg_retry_limit.next = self.epc.cfg_retry_limit.val();
+        self.snd.cfg_reorder_distance.next = self.epc.cfg_reorder_distance.val();
+
+        // Transmit: engine -> frame builder -> MAC.
+        self.order.hdr_in.next = self.txe.m_axis_hdr_tdata.val();
+        self.fb.s_axis_hdr_tdata.next = self.order.hdr_out.val();
+        self.fb.s_axis_hdr_tvalid.next = self.txe.m_axis_hdr_tvalid.val();
+        self.txe.m_axis_hdr_tready.next = self.fb.s_axis_hdr_tready.val();
+        self.fb.s_axis_pay_tdata.next = self.txe.m_axis_pay_tdata.val();
+        self.fb.s_axis_pay_tkeep.next = self.txe.m_axis_pay_tkeep.val();
+        self.fb.s_axis_pay_tlast.next = self.txe.m_axis_pay_tlast.val();
+        self.fb.s_axis_pay_tvalid.next = self.txe.m_axis_pay_tvalid.val();
+        self.txe.m_axis_pay_tready.next = self.fb.s_axis_pay_tready.val();
+        self.fb.cfg_mac.next = self.epc.cfg_mac.val();
+        self.fb.cfg_ipv4.next = self.epc.cfg_ipv4.val();
+        self.fb.cfg_ipv6.next = self.epc.cfg_ipv6.val();
+        self.fb.cfg_udp_port.next = self.epc.cfg_udp_port.val();
+        self.fb.cfg_ttl.next = self.epc.cfg_ttl.val();
+        self.m_axis_tx_tdata.next = self.fb.m_axis_tx_tdata.val();
+        self.m_axis_tx_tkeep.next = self.fb.m_axis_tx_tkeep.val();
+        self.m_axis_tx_tlast.next = self.fb.m_axis_tx_tlast.val();
+        self.m_axis_tx_tuser.next = self.fb.m_axis_tx_tuser.val();
+        self.m_axis_tx_tvalid.next = self.fb.m_axis_tx_tvalid.val();
+        self.fb.m_axis_tx_tready.next = self.m_axis_tx_tready.val();
+
+        // DMA reads: (payload, SQE) of the transmit engine, then the receive queue's RQE reads.
+        self.rdm_tx.s_axis_a_desc_tdata.next = self.txe.m_axis_dma_rd_desc_tdata.val();
+        self.rdm_tx.s_axis_a_desc_tvalid.next = self.txe.m_axis_dma_rd_desc_tvalid.val();
+        self.txe.m_axis_dma_rd_desc_tready.next = self.rdm_tx.s_axis_a_desc_tready.val();
+        self.txe.s_axis_dma_rd_tdata.next = self.rdm_tx.m_axis_a_tdata.val();
+        self.txe.s_axis_dma_rd_tkeep.next = self.rdm_tx.m_axis_a_tkeep.val();
+        self.txe.s_axis_dma_rd_tlast.next = self.rdm_tx.m_axis_a_tlast.val();
+        self.txe.s_axis_dma_rd_tuser.next = self.rdm_tx.m_axis_a_tuser.val();
+        self.txe.s_axis_dma_rd_tvalid.next = self.rdm_tx.m_axis_a_tvalid.val();
+        self.rdm_tx.m_axis_a_tready.next = self.txe.s_axis_dma_rd_tready.val();
+        self.rdm_tx.s_axis_b_desc_tdata.next = self.txe.m_axis_sqe_rd_desc_tdata.val();
+        self.rdm_tx.s_axis_b_desc_tvalid.next = self.txe.m_axis_sqe_rd_desc_tvalid.val();
+        self.txe.m_axis_sqe_rd_desc_tready.next = self.rdm_tx.s_axis_b_desc_tready.val();
+        self.txe.s_axis_sqe_rd_tdata.next = self.rdm_tx.m_axis_b_tdata.val();
+        self.txe.s_axis_sqe_rd_tkeep.next = self.rdm_tx.m_axis_b_tkeep.val();
+        self.txe.s_axis_sqe_rd_tlast.next = self.rdm_tx.m_axis_b_tlast.val();
+        self.txe.s_axis_sqe_rd_tuser.next = self.rdm_tx.m_axis_b_tuser.val();
+        self.txe.s_axis_sqe_rd_tvalid.next = self.rdm_tx.m_axis_b_tvalid.val();
+        self.rdm_tx.m_axis_b_tready.next = self.txe.s_axis_sqe_rd_tready.val();
+        self.rdm.s_axis_a_desc_tdata.next = self.rdm_tx.m_axis_desc_tdata.val();
+        self.rdm.s_axis_a_desc_tvalid.next = self.rdm_tx.m_axis_desc_tvalid.val();
+        self.rdm_tx.m_axis_desc_tready.next = self.rdm.s_axis_a_desc_tready.val();
+        self.rdm_tx.s_axis_tdata.next = self.rdm.m_axis_a_tdata.val();
+        self.rdm_tx.s_axis_tkeep.next = self.rdm.m_axis_a_tkeep.val();
+        self.rdm_tx.s_axis_tlast.next = self.rdm.m_axis_a_tlast.val();
+        self.rdm_tx.s_axis_tuser.next = self.rdm.m_axis_a_tuser.val();
+        self.rdm_tx.s_axis_tvalid.next = self.rdm.m_axis_a_tvalid.val();
+        self.rdm.m_axis_a_tready.next = self.rdm_tx.s_axis_tready.val();
+        self.rdm.s_axis_b_desc_tdata.next = self.rq.m_axis_dma_rd_desc_tdata.val();
+        self.rdm.s_axis_b_desc_tvalid.next = self.rq.m_axis_dma_rd_desc_tvalid.val();
+        self.rq.m_axis_dma_rd_desc_tready.next = self.rdm.s_axis_b_desc_tready.val();
+        self.rq.s_axis_dma_rd_tdata.next = self.rdm.m_axis_b_tdata.val();
+        self.rq.s_axis_dma_rd_tkeep.next = self.rdm.m_axis_b_tkeep.val();
+        self.rq.s_axis_dma_rd_tlast.next = self.rdm.m_axis_b_tlast.val();
+        self.rq.s_axis_dma_rd_tuser.next = self.rdm.m_axis_b_tuser.val();
+        self.rq.s_axis_dma_rd_tvalid.next = self.rdm.m_axis_b_tvalid.val();
+        self.rdm.m_axis_b_tready.next = self.rq.s_axis_dma_rd_tready.val();
+        self.m_axis_dma_rd_desc_tdata.next = self.rdm.m_axis_desc_tdata.val();
+        self.m_axis_dma_rd_desc_tvalid.next = self.rdm.m_axis_desc_tvalid.val();
+        self.rdm.m_axis_desc_tready.next = self.m_axis_dma_rd_desc_tready.val();
+        self.rdm.s_axis_tdata.next = self.s_axis_dma_rd_tdata.val();
+        self.rdm.s_axis_tkeep.next = self.s_axis_dma_rd_tkeep.val();
+        self.rdm.s_axis_tlast.next = self.s_axis_dma_rd_tlast.val();
+        self.rdm.s_axis_tuser.next = self.s_axis_dma_rd_tuser.val();
+        self.rdm.s_axis_tvalid.next = self.s_axis_dma_rd_tvalid.val();
+        self.s_axis_dma_rd_tready.next = self.rdm.s_axis_tready.val();
+
+        // DMA writes: placement and the CQ writer.
+        self.wrm.s_axis_a_desc_tdata.next = self.place.m_axis_dma_wr_desc_tdata.val();
+        self.wrm.s_axis_a_desc_tvalid.next = self.place.m_axis_dma_wr_desc_tvalid.val();
+        self.place.m_axis_dma_wr_desc_tready.next = self.wrm.s_axis_a_desc_tready.val();
+        self.wrm.s_axis_a_tdata.next = self.place.m_axis_dma_wr_tdata.val();
+        self.wrm.s_axis_a_tkeep.next = self.place.m_axis_dma_wr_tkeep.val();
+        self.wrm.s_axis_a_tlast.next = self.place.m_axis_dma_wr_tlast.val();
+        self.wrm.s_axis_a_tvalid.next = self.place.m_axis_dma_wr_tvalid.val();
+        self.place.m_axis_dma_wr_tready.next = self.wrm.s_axis_a_tready.val();
+        self.place.s_axis_dma_wr_done_tdata.next = self.wrm.m_axis_a_done_tdata.val();
+        self.place.s_axis_dma_wr_done_tvalid.next = self.wrm.m_axis_a_done_tvalid.val();
+        self.wrm.s_axis_b_desc_tdata.next = self.cqw.m_axis_dma_wr_desc_tdata.val();
+        self.wrm.s_axis_b_desc_tvalid.next = self.cqw.m_axis_dma_wr_desc_tvalid.val();
+        self.cqw.m_axis_dma_wr_desc_tready.next = self.wrm.s_axis_b_desc_tready.val();
+        self.wrm.s_axis_b_tdata.next = self.cqw.m_axis_dma_wr_tdata.val();
+        self.wrm.s_axis_b_tkeep.next = self.cqw.m_axis_dma_wr_tkeep.val();
+        self.wrm.s_axis_b_tlast.next = self.cqw.m_axis_dma_wr_tlast.val();
+        self.wrm.s_axis_b_tvalid.next = self.cqw.m_axis_dma_wr_tvalid.val();
+        self.cqw.m_axis_dma_wr_tready.next = self.wrm.s_axis_b_tready.val();
+        self.cqw.s_axis_dma_wr_done_tdata.next = self.wrm.m_axis_b_done_tdata.val();
+        self.cqw.s_axis_dma_wr_done_tvalid.next = self.wrm.m_axis_b_done_tvalid.val();
+        self.m_axis_dma_wr_desc_tdata.next = self.wrm.m_axis_desc_tdata.val();
+        self.m_axis_dma_wr_desc_tvalid.next = self.wrm.m_axis_desc_tvalid.val();
+        self.wrm.m_axis_desc_tready.next = self.m_axis_dma_wr_desc_tready.val();
+        self.m_axis_dma_wr_tdata.next = self.wrm.m_axis_tdata.val();
+        self.m_axis_dma_wr_tkeep.next = self.wrm.m_axis_tkeep.val();
+        self.m_axis_dma_wr_tlast.next = self.wrm.m_axis_tlast.val();
+        self.m_axis_dma_wr_tvalid.next = self.wrm.m_axis_tvalid.val();
+        self.wrm.m_axis_tready.next = self.m_axis_dma_wr_tready.val();
+        self.wrm.s_axis_done_tdata.next = self.s_axis_dma_wr_done_tdata.val();
+        self.wrm.s_axis_done_tvalid.next = self.s_axis_dma_wr_done_tvalid.val();
+
+        // Counters.
+        self.cnt.tx_beat.next = self.fb.m_axis_tx_tvalid.val() & self.m_axis_tx_tready.val();
+        self.cnt.tx_keep.next = self.fb.m_axis_tx_tkeep.val();
+        self.cnt.tx_last.next = self.fb.m_axis_tx_tlast.val();
+        self.cnt.rx_beat.next = self.s_axis_rx_tvalid.val() & self.parser.s_axis_rx_tready.val();
+        self.cnt.rx_keep.next = self.s_axis_rx_tkeep.val();
+        self.cnt.rx_last.next = self.s_axis_rx_tlast.val();
+        self.cnt.data_sent.next =
+            self.txe.m_axis_sent_tvalid.val() & self.snd.s_axis_sent_tready.val();
+        self.cnt.data_bytes.next = self.txe.m_axis_sent_tdata.val().charged - 64;
+        self.cnt.ack_sent.next = self.rxe.m_axis_ctl_tvalid.val()
+            & self.txe.s_axis_ctl_tready.val()
+            & (self.rxe.m_axis_ctl_tdata.val().ptype == 2);
+        self.cnt.drop_a.next = self.rxe.drop_valid.val();
+        self.cnt.drop_a_code.next = self.rxe.drop_code.val();
+        self.cnt.drop_b.next = false;
+        self.cnt.drop_b_code.next = 0.into();
+        self.cnt.conn_opened.next =
+            self.ctxp.m_axis_open_tvalid.val() & self.fan.s_axis_open_tready.val();
+    }
+}
+
+/// The core's Verilog for a configuration (the supported connection / QP table sizes: 2^14 / 2^12, the
+/// default, and 2^8 / 2^6 for quick checks).
+pub fn verilog(cfg: &CoreConfig) -> String {
+    use crate::DataWidth::{W1024, W512};
+    const N: &str = "metaroce_core";
+    match (cfg.width, cfg.conn_bits, cfg.qp_bits) {
+        (W512, 14, 12) => crate::gen::verilog(N, MetaroceCore::<512, 64, 14, 12, 17>::new(cfg)),
+        (W1024, 14, 12) => crate::gen::verilog(N, MetaroceCore::<1024, 128, 14, 12, 17>::new(cfg)),
+        (W512, 8, 6) => crate::gen::verilog(N, MetaroceCore::<512, 64, 8, 6, 11>::new(cfg)),
+        (W1024, 8, 6) => crate::gen::verilog(N, MetaroceCore::<1024, 128, 8, 6, 11>::new(cfg)),
+        other => {
+            panic!("metaroce_core is generated for conn_bits/qp_bits 14/12 and 8/6, not {other:?}")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Turns the core's events into the register file's counter increments (`cnt_inc`, one 16-bit lane per
+//! counter of `metaroce_regmap::counters`, by the counter's index), so that every counter the hardware keeps
+//! is named by regmap and counted where the event happens:
+//!
+//! * frames and bytes at the MAC interfaces (`tx_packets`, `tx_bytes`, `rx_packets`, `rx_bytes`);
+//! * DATA packets and retransmissions sent (`tx_data_packets`, `tx_payload_bytes`), ACKs sent (`tx_acks`);
+//! * every receive drop by its reason (`drop_<reason>`, MR-ENC-41): two drop reporters (the parser's verdicts
+//!   and the receive engine's), each a valid bit and a code of `crate::rx::drop`;
+//! * connections opened (`connections_opened`).
+//!
+//! A custom block because the lane positions come from regmap's counter table at generation time.
+
+use crate::rx::drop;
+use metaroce_regmap::counters::COUNTERS;
+use rust_hdl::prelude::*;
+
+/// Lane of the counter called `name`.
+pub fn lane(name: &str) -> Option<usize> {
+    COUNTERS.iter().position(|c| c.name == name)
+}
+
+/// Counter event mapper.
+#[derive(LogicBlock, Default)]
+pub struct CounterEvents<const KW: usize> {
+    /// A frame beat was transmitted (handshake on the MAC transmit stream).
+    pub tx_beat: Signal<In, Bit>,
+    /// Its keep.
+    pub tx_keep: Signal<In, Bits<KW>>,
+    /// It was the frame's last beat.
+    pub tx_last: Signal<In, Bit>,
+    /// A frame beat was received.
+    pub rx_beat: Signal<In, Bit>,
+    /// Its keep.
+    pub rx_keep: Signal<In, Bits<KW>>,
+    /// It was the frame's last beat.
+    pub rx_last: Signal<In, Bit>,
+    /// A DATA packet was sent.
+    pub data_sent: Signal<In, Bit>,
+    /// Its payload bytes.
+    pub data_bytes: Signal<In, Bits<16>>,
+    /// An ACK was sent.
+    pub ack_sent: Signal<In, Bit>,
+    /// Drop reporter A: valid.
+    pub drop_a: Signal<In, Bit>,
+    /// Drop reporter A: reason.
+    pub drop_a_code: Signal<In, Bits<8>>,
+    /// Drop reporter B: valid.
+    pub drop_b: Signal<In, Bit>,
+    /// Drop reporter B: reason.
+    pub drop_b_code: Signal<In, Bits<8>>,
+    /// A connection was opened.
+    pub conn_opened: Signal<In, Bit>,
+    /// The increments.
+    pub cnt_inc: Signal<Out, Bits<1024>>,
+}
+
+fn add(v: &mut [u64; 64], name: &str, n: u64) {
+    if let Some(l) = lane(name) {
+        v[l] += n;
+    }
+}
+
+impl<const KW: usize> Logic for CounterEvents<KW> {
+    fn update(&mut self) {
+        let mut v = [0u64; 64];
+        let ones = |k: Bits<KW>| (0..KW).filter(|&i| k.get_bit(i)).count() as u64;
+        if self.tx_beat.val() {
+            add(&mut v, "tx_bytes", ones(self.tx_keep.val()));
+            add(&mut v, "tx_packets", u64::from(self.tx_last.val()));
+        }
+        if self.rx_beat.val() {
+            add(&mut v, "rx_bytes", ones(self.rx_keep.val()));
+            add(&mut v, "rx_packets", u64::from(self.rx_last.val()));
+        }
+        if self.data_sent.val() {
+            add(&mut v, "tx_data_packets", 1);
+            add(
+                &mut v,
+                "tx_payload_bytes",
+                self.data_bytes.val().index() as u64,
+            );
+        }
+        add(&mut v, "tx_acks", u64::from(self.ack_sent.val()));
+        add(
+            &mut v,
+            "connections_opened",
+            u64::from(self.conn_opened.val()),
+        );
+        for (valid, code) in [
+            (self.drop_a.val(), self.drop_a_code.val().index()),
+            (self.drop_b.val(), self.drop_b_code.val().index()),
+        ] {
+            if valid && code != 0 && code < drop::COUNT {
+                add(&mut v, &format!("drop_{}", drop::NAMES[code]), 1);
+            }
+        }
+        let mut out = Bits::<1024>::default();
+        for (i, n) in v.iter().enumerate() {
+            out = out | (bits::<1024>(n & 0xFFFF) << (16 * i) as u64);
+        }
+        self.cnt_inc.next = out;
+    }
+
+    fn connect(&mut self) {
+        self.cnt_inc.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let kb = usize::BITS as usize - KW.leading_zeros() as usize;
+        let _ = writeln!(
+            s,
+            "integer i;\nreg [{}:0] tx_ones;\nreg [{}:0] rx_ones;",
+            kb - 1,
+            kb - 1
+        );
+        let _ = writeln!(
+            s,
+            "always @(*) begin\n   tx_ones = {kb}'d0;\n   rx_ones = {kb}'d0;"
+        );
+        let _ = writeln!(
+            s,
+            "   for (i = 0; i < {KW}; i = i + 1) begin\n      tx_ones = tx_ones + {{{z}'d0, tx_keep[i]}};\n      rx_ones = rx_ones + {{{z}'d0, rx_keep[i]}};\n   end",
+            z = kb - 1
+        );
+        let _ = writeln!(s, "   cnt_inc = 1024'd0;");
+        let lane_expr = |name: &str, e: &str, s: &mut String| {
+            if let Some(l) = lane(name) {
+                let _ = writeln!(s, "   cnt_inc[{} +: 16] = {e};", 16 * l);
+            }
+        };
+        lane_expr(
+            "tx_bytes",
+            &format!("tx_beat ? {{{}'d0, tx_ones}} : 16'd0", 16 - kb),
+            &mut s,
+        );
+        lane_expr("tx_packets", "{15'd0, tx_beat & tx_last}", &mut s);
+        lane_expr(
+            "rx_bytes",
+            &format!("rx_beat ? {{{}'d0, rx_ones}} : 16'd0", 16 - kb),
+            &mut s,
+        );
+        lane_expr("rx_packets", "{15'd0, rx_beat & rx_last}", &mut s);
+        lane_expr("tx_data_packets", "{15'd0, data_sent}", &mut s);
+        lane_expr("tx_payload_bytes", "data_sent ? data_bytes : 16'd0", &mut s);
+        lane_expr("tx_acks", "{15'd0, ack_sent}", &mut s);
+        lane_expr("connections_opened", "{15'd0, conn_opened}", &mut s);
+        for code in 1..drop::COUNT {
+            lane_expr(
+                &format!("drop_{}", drop::NAMES[code]),
+                &format!(
+                    "{{14'd0, drop_a && drop_a_code == 8'd{code}}} + {{14'd0, drop_b && drop_b_code == 8'd{code}}}"
+                ),
+                &mut s,
+            );
+        }
+        let _ = writeln!(s, "end");
+        Verilog::Custom(s)
+    }
+}

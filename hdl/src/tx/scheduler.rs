@@ -1,0 +1,853 @@
+//! The transmit scheduler: the one sequencer of all per-connection send-side state.
+//!
+//! Operations, one at a time, chosen in this order when idle:
+//! 1. `ConnOpen` (`s_axis_open_*`): initialise the connection (snd_una = snd_nxt = ISN, MSN/SSN 0, empty list,
+//!    SYN phase on, MR-CONN-1/6).
+//! 2. `UnaUpdate` (`s_axis_una_*`): snd_una advances (serial arithmetic), the SYN phase ends (the peer
+//!    answered, MR-CONN-6/7), a pacing/window wait of the connection ends, and messages whose last PSN is
+//!    below snd_una are released from the head in posting order, each signalled one reported on
+//!    `m_axis_done_*` for its completion (spec 8.10; the model's `retire_done`).
+//! 3. A work request (`s_axis_wr_*`, SQEs and READ responses): appended to its connection's list; the
+//!    connection joins the new-data round-robin list. At the per-connection limit (`cfg_conn_msgs`) or with
+//!    the pool empty it is held (back-pressure) and retried after the next acknowledgement or packet.
+//! 4. A retransmission (`s_axis_rtx_*`, in declaration order, MR-REL-43): the PSN is looked up in the message
+//!    list (stale PSNs outside `[snd_una, snd_nxt)` are dropped) and rebuilt by [`Segment`] with RTX set.
+//! 5. New data, round-robin over connections (a FIFO of connection indices): the connection at the head sends
+//!    one packet of its current message and goes back to the tail while it has more. The MSN, SSN, first PSN
+//!    and segment size of a message are fixed when its first packet leaves (MR-WIRE-30). A rejected work
+//!    request (non-zero status) takes no PSN and completes in order.
+//!
+//! Every DATA packet asks the gate (`m_axis_gate_req_*` → `s_axis_gate_resp_*`, MR-REL-4, MR-CC-1/2). When
+//! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
+//! (`m_axis_payreq_*`, when payload_len > 0) are issued, in that order, and the state is committed. When
+//! refused, nothing is committed: a new packet's connection waits until `retry_at` (0: `now + cfg_poll_ns`,
+//! or the next `UnaUpdate`) and goes back to the round-robin tail, so other connections go on; a refused
+//! retransmission is parked and retried at its `retry_at` while new data of other connections continues.
+//! Control packets (ACK/NACK/CTRL) never pass here: the transmit engine sends them first (MR-REL-19).
+//!
+//! Hazards: all state is in RAMs of the message table with a 1-cycle registered read; each operation reads
+//! after the previous one's writes have completed (writes happen in the cycle before `IDLE`, reads are
+//! issued from `IDLE` on), so back-to-back packets of one connection always see each other's updates without
+//! forwarding. Throughput: a new packet takes 12 cycles plus the gate's latency and the output handshakes.
+//! Ports: see the fields.
+
+use crate::dma::DmaDesc;
+use crate::records::{ConnIdx, CtxWrite, PktMeta, RtxReq, TxSent};
+use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::tx::msg_table::MsgTable;
+use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, WorkReq, Zext};
+use crate::tx::segment::Segment;
+use metaroce_proto::wire::Opcode;
+use rust_hdl::prelude::*;
+
+/// The scheduler with its message table and segmentation function.
+#[derive(LogicBlock)]
+pub struct Scheduler {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Reset.
+    pub rst: Signal<In, Bit>,
+    /// Current time (ns).
+    pub now: Signal<In, Bits<64>>,
+    /// Messages per connection (1..=65535).
+    pub cfg_conn_msgs: Signal<In, Bits<16>>,
+    /// Re-poll interval (ns) after a gate refusal without a pacing time.
+    pub cfg_poll_ns: Signal<In, Bits<32>>,
+    /// DSCP of DATA packets.
+    pub cfg_dscp_data: Signal<In, Bits<6>>,
+    /// Own log2 MTU (Open extension).
+    pub cfg_mtu_log: Signal<In, Bits<8>>,
+    /// Context-table writes (QP entries: destinations).
+    pub s_axis_ctxw_tdata: Signal<In, CtxWrite>,
+    /// Valid.
+    pub s_axis_ctxw_tvalid: Signal<In, Bit>,
+    /// Connection opens.
+    pub s_axis_open_tdata: Signal<In, ConnOpen>,
+    /// Valid.
+    pub s_axis_open_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_open_tready: Signal<Out, Bit>,
+    /// snd_una advances.
+    pub s_axis_una_tdata: Signal<In, UnaUpdate>,
+    /// Valid.
+    pub s_axis_una_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_una_tready: Signal<Out, Bit>,
+    /// Work requests.
+    pub s_axis_wr_tdata: Signal<In, WorkReq>,
+    /// Valid.
+    pub s_axis_wr_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_wr_tready: Signal<Out, Bit>,
+    /// Retransmission requests.
+    pub s_axis_rtx_tdata: Signal<In, RtxReq>,
+    /// Valid.
+    pub s_axis_rtx_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_rtx_tready: Signal<Out, Bit>,
+    /// Gate requests.
+    pub m_axis_gate_req_tdata: Signal<Out, GateReq>,
+    /// Valid.
+    pub m_axis_gate_req_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_gate_req_tready: Signal<In, Bit>,
+    /// Gate responses.
+    pub s_axis_gate_resp_tdata: Signal<In, GateResp>,
+    /// Valid.
+    pub s_axis_gate_resp_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_gate_resp_tready: Signal<Out, Bit>,
+    /// Sent DATA packets.
+    pub m_axis_sent_tdata: Signal<Out, TxSent>,
+    /// Valid.
+    pub m_axis_sent_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_sent_tready: Signal<In, Bit>,
+    /// DATA packet headers.
+    pub m_axis_hdr_tdata: Signal<Out, PktMeta>,
+    /// Valid.
+    pub m_axis_hdr_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_hdr_tready: Signal<In, Bit>,
+    /// Payload read requests.
+    pub m_axis_payreq_tdata: Signal<Out, DmaDesc>,
+    /// Valid.
+    pub m_axis_payreq_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_payreq_tready: Signal<In, Bit>,
+    /// Finished signalled messages.
+    pub m_axis_done_tdata: Signal<Out, MsgDone>,
+    /// Valid.
+    pub m_axis_done_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_done_tready: Signal<In, Bit>,
+    /// A work request for a closed connection was discarded (sticky).
+    pub stat_wr_closed: Signal<Out, Bit>,
+    mtab: MsgTable,
+    seg: Segment,
+    z_mtu: Zext<4, 32>,
+    st: DFF<Bits<5>>,
+    op: DFF<Bits<3>>,
+    c: DFF<ConnIdx>,
+    cs: DFF<ConnTx>,
+    cs_n: DFF<ConnTx>,
+    peer: DFF<ConnPeer>,
+    m: DFF<MsgEntry>,
+    m_n: DFF<MsgEntry>,
+    m_new: DFF<Bit>,
+    mi: DFF<Bits<16>>,
+    nx: DFF<Bits<16>>,
+    psn: DFF<Bits<32>>,
+    una_v: DFF<Bits<32>>,
+    wr: DFF<WorkReq>,
+    wr_hold: DFF<Bit>,
+    wr_backoff: DFF<Bit>,
+    rtx_c: DFF<ConnIdx>,
+    rtx_psn: DFF<Bits<32>>,
+    rtx_hold: DFF<Bit>,
+    rtx_wait: DFF<Bit>,
+    rtx_retry: DFF<Bits<32>>,
+    is_rtx: DFF<Bit>,
+    resp: DFF<GateResp>,
+    pm: DFF<PktMeta>,
+    pay_len: DFF<Bits<16>>,
+    charged: DFF<Bits<16>>,
+    last: DFF<Bit>,
+    rr_push: DFF<Bit>,
+    open_rec: DFF<ConnOpen>,
+    closed: DFF<Bit>,
+    rr: crate::common::ram::SdpRam<Bits<16>, 16>,
+    rr_wp: DFF<Bits<16>>,
+    rr_rp: DFF<Bits<16>>,
+    rr_cnt: DFF<Bits<17>>,
+    rr_pop: Signal<Local, Bit>,
+    rr_wr: Signal<Local, Bit>,
+    now32: Signal<Local, Bits<32>>,
+    d_una: Signal<Local, Bits<32>>,
+    d_win: Signal<Local, Bits<32>>,
+    w_len: Signal<Local, Bits<32>>,
+    d_rel: Signal<Local, Bits<32>>,
+    d_first: Signal<Local, Bits<32>>,
+    m_span: Signal<Local, Bits<32>>,
+    d_now: Signal<Local, Bits<32>>,
+    d_rnow: Signal<Local, Bits<32>>,
+    npk: Signal<Local, Bits<32>>,
+    retry: Signal<Local, Bits<32>>,
+    consumes: Signal<Local, Bit>,
+    m_done: Signal<Local, Bit>,
+    c_s_idle: Constant<Bits<5>>,
+    c_s_rr_got: Constant<Bits<5>>,
+    c_s_rd_conn: Constant<Bits<5>>,
+    c_s_got_conn: Constant<Bits<5>>,
+    c_s_dispatch: Constant<Bits<5>>,
+    c_s_rd_msg: Constant<Bits<5>>,
+    c_s_got_msg: Constant<Bits<5>>,
+    c_s_err_wr: Constant<Bits<5>>,
+    c_s_seg1: Constant<Bits<5>>,
+    c_s_seg2: Constant<Bits<5>>,
+    c_s_seg3: Constant<Bits<5>>,
+    c_s_gate_req: Constant<Bits<5>>,
+    c_s_gate_wait: Constant<Bits<5>>,
+    c_s_sent_out: Constant<Bits<5>>,
+    c_s_hdr_out: Constant<Bits<5>>,
+    c_s_pay_out: Constant<Bits<5>>,
+    c_s_commit: Constant<Bits<5>>,
+    c_s_wr_conn: Constant<Bits<5>>,
+    c_s_cpl_out: Constant<Bits<5>>,
+    c_s_rel_chk: Constant<Bits<5>>,
+    c_s_open_wr: Constant<Bits<5>>,
+    z_pay: Zext<16, 32>,
+    c_op_una: Constant<Bits<3>>,
+    c_op_append: Constant<Bits<3>>,
+    c_op_rtx: Constant<Bits<3>>,
+    c_op_new: Constant<Bits<3>>,
+    c_op_rel: Constant<Bits<3>>,
+    c_z8: Constant<Bits<8>>,
+    c_z16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_z17: Constant<Bits<17>>,
+    c_one17: Constant<Bits<17>>,
+    c_z32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_rrmask: Constant<Bits<16>>,
+    c_zero_cs: Constant<ConnTx>,
+    c_zero_m: Constant<MsgEntry>,
+    c_read: Constant<Bits<8>>,
+    c_send: Constant<Bits<8>>,
+    c_send_imm: Constant<Bits<8>>,
+    c_write_imm: Constant<Bits<8>>,
+    c_tag: Constant<Bits<16>>,
+}
+
+/// Scheduler state codes (`st`), in the order of a new packet's path.
+pub const STATES: [&str; 21] = [
+    "idle",
+    "rr_got",
+    "rd_conn",
+    "got_conn",
+    "dispatch",
+    "rd_msg",
+    "got_msg",
+    "err_wr",
+    "seg1",
+    "seg2",
+    "seg3",
+    "gate_req",
+    "gate_wait",
+    "sent_out",
+    "hdr_out",
+    "pay_out",
+    "commit",
+    "wr_conn",
+    "cpl_out",
+    "rel_chk",
+    "open_wr",
+];
+
+impl Scheduler {
+    /// A scheduler for `1 << conn_bits` connections with a pool of `1 << pool_bits` messages.
+    pub fn new(conn_bits: u32, pool_bits: u32) -> Self {
+        let b8 = |v: u8| Constant::new(Bits::<8>::from(v as u64));
+        let o3 = |v: u64| Constant::new(Bits::<3>::from(v));
+        let s5 = |v: u64| Constant::new(Bits::<5>::from(v));
+        Scheduler {
+            clk: Default::default(),
+            rst: Default::default(),
+            now: Default::default(),
+            cfg_conn_msgs: Default::default(),
+            cfg_poll_ns: Default::default(),
+            cfg_dscp_data: Default::default(),
+            cfg_mtu_log: Default::default(),
+            s_axis_ctxw_tdata: Default::default(),
+            s_axis_ctxw_tvalid: Default::default(),
+            s_axis_open_tdata: Default::default(),
+            s_axis_open_tvalid: Default::default(),
+            s_axis_open_tready: Default::default(),
+            s_axis_una_tdata: Default::default(),
+            s_axis_una_tvalid: Default::default(),
+            s_axis_una_tready: Default::default(),
+            s_axis_wr_tdata: Default::default(),
+            s_axis_wr_tvalid: Default::default(),
+            s_axis_wr_tready: Default::default(),
+            s_axis_rtx_tdata: Default::default(),
+            s_axis_rtx_tvalid: Default::default(),
+            s_axis_rtx_tready: Default::default(),
+            m_axis_gate_req_tdata: Default::default(),
+            m_axis_gate_req_tvalid: Default::default(),
+            m_axis_gate_req_tready: Default::default(),
+            s_axis_gate_resp_tdata: Default::default(),
+            s_axis_gate_resp_tvalid: Default::default(),
+            s_axis_gate_resp_tready: Default::default(),
+            m_axis_sent_tdata: Default::default(),
+            m_axis_sent_tvalid: Default::default(),
+            m_axis_sent_tready: Default::default(),
+            m_axis_hdr_tdata: Default::default(),
+            m_axis_hdr_tvalid: Default::default(),
+            m_axis_hdr_tready: Default::default(),
+            m_axis_payreq_tdata: Default::default(),
+            m_axis_payreq_tvalid: Default::default(),
+            m_axis_payreq_tready: Default::default(),
+            m_axis_done_tdata: Default::default(),
+            m_axis_done_tvalid: Default::default(),
+            m_axis_done_tready: Default::default(),
+            stat_wr_closed: Default::default(),
+            mtab: MsgTable::new(conn_bits, pool_bits),
+            seg: Segment::new(),
+            z_mtu: Default::default(),
+            st: Default::default(),
+            op: Default::default(),
+            c: Default::default(),
+            cs: Default::default(),
+            cs_n: Default::default(),
+            peer: Default::default(),
+            m: Default::default(),
+            m_n: Default::default(),
+            m_new: Default::default(),
+            mi: Default::default(),
+            nx: Default::default(),
+            psn: Default::default(),
+            una_v: Default::default(),
+            wr: Default::default(),
+            wr_hold: Default::default(),
+            wr_backoff: Default::default(),
+            rtx_c: Default::default(),
+            rtx_psn: Default::default(),
+            rtx_hold: Default::default(),
+            rtx_wait: Default::default(),
+            rtx_retry: Default::default(),
+            is_rtx: Default::default(),
+            resp: Default::default(),
+            pm: Default::default(),
+            pay_len: Default::default(),
+            charged: Default::default(),
+            last: Default::default(),
+            rr_push: Default::default(),
+            open_rec: Default::default(),
+            closed: Default::default(),
+            rr: crate::common::ram::SdpRam::new(1 << conn_bits),
+            rr_wp: Default::default(),
+            rr_rp: Default::default(),
+            rr_cnt: Default::default(),
+            rr_pop: Default::default(),
+            rr_wr: Default::default(),
+            now32: Default::default(),
+            d_una: Default::default(),
+            d_win: Default::default(),
+            w_len: Default::default(),
+            d_rel: Default::default(),
+            d_first: Default::default(),
+            m_span: Default::default(),
+            d_now: Default::default(),
+            d_rnow: Default::default(),
+            npk: Default::default(),
+            retry: Default::default(),
+            consumes: Default::default(),
+            m_done: Default::default(),
+            c_s_idle: s5(0),
+            c_s_rr_got: s5(1),
+            c_s_rd_conn: s5(2),
+            c_s_got_conn: s5(3),
+            c_s_dispatch: s5(4),
+            c_s_rd_msg: s5(5),
+            c_s_got_msg: s5(6),
+            c_s_err_wr: s5(7),
+            c_s_seg1: s5(8),
+            c_s_seg2: s5(9),
+            c_s_seg3: s5(10),
+            c_s_gate_req: s5(11),
+            c_s_gate_wait: s5(12),
+            c_s_sent_out: s5(13),
+            c_s_hdr_out: s5(14),
+            c_s_pay_out: s5(15),
+            c_s_commit: s5(16),
+            c_s_wr_conn: s5(17),
+            c_s_cpl_out: s5(18),
+            c_s_rel_chk: s5(19),
+            c_s_open_wr: s5(20),
+            z_pay: Default::default(),
+            c_op_una: o3(1),
+            c_op_append: o3(2),
+            c_op_rtx: o3(3),
+            c_op_new: o3(4),
+            c_op_rel: o3(5),
+            c_z8: b8(0),
+            c_z16: Constant::new(0.into()),
+            c_one16: Constant::new(1.into()),
+            c_z17: Constant::new(0.into()),
+            c_one17: Constant::new(1.into()),
+            c_z32: Constant::new(0.into()),
+            c_one32: Constant::new(1.into()),
+            c_rrmask: Constant::new(((1u64 << conn_bits) - 1).into()),
+            c_zero_cs: Constant::new(ConnTx::default()),
+            c_zero_m: Constant::new(MsgEntry::default()),
+            c_read: b8(Opcode::ReadReq as u8),
+            c_send: b8(Opcode::Send as u8),
+            c_send_imm: b8(Opcode::SendImm as u8),
+            c_write_imm: b8(Opcode::WriteImm as u8),
+            c_tag: Constant::new(0.into()),
+        }
+    }
+}
+
+impl Logic for Scheduler {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, wr, wr_hold,
+            wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm, pay_len,
+            charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt
+        );
+        self.mtab.clk.next = self.clk.val();
+        self.mtab.rst.next = self.rst.val();
+        self.seg.clk.next = self.clk.val();
+        self.rr.clk.next = self.clk.val();
+        self.mtab.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
+        self.mtab.s_axis_ctxw_tvalid.next = self.s_axis_ctxw_tvalid.val();
+        // RAM addresses come from registers.
+        self.mtab.conn_rd_addr.next = self.c.q.val();
+        self.mtab.msg_rd_addr.next = self.mi.q.val();
+        self.mtab.conn_wr_en.next = false;
+        self.mtab.conn_wr_addr.next = self.c.q.val();
+        self.mtab.conn_wr_data.next = self.cs_n.q.val();
+        self.mtab.msg_wr_en.next = false;
+        self.mtab.msg_wr_addr.next = self.mi.q.val();
+        self.mtab.msg_wr_data.next = self.m_n.q.val();
+        self.mtab.next_wr_en.next = false;
+        self.mtab.next_wr_addr.next = self.cs.q.val().tail;
+        self.mtab.next_wr_data.next = self.mtab.alloc_idx.val();
+        self.mtab.alloc_take.next = false;
+        self.mtab.free_en.next = false;
+        self.mtab.free_idx.next = self.mi.q.val();
+        self.rr.rd_addr.next = self.rr_rp.q.val();
+        self.rr.wr_addr.next = self.rr_wp.q.val();
+        self.rr.wr_data.next = self.c.q.val();
+        self.rr_pop.next = false;
+        self.rr_wr.next = false;
+        // Segmentation inputs (held in registers during SEG1..SEG3).
+        self.seg.msg.next = self.m_n.q.val();
+        self.seg.peer.next = self.peer.q.val();
+        self.seg.cs.next = self.cs.q.val();
+        self.seg.conn.next = self.c.q.val();
+        self.seg.psn.next = self.psn.q.val();
+        self.seg.rtx.next = self.is_rtx.q.val();
+        self.seg.now.next = self.now.val();
+        self.seg.cfg_dscp_data.next = self.cfg_dscp_data.val();
+        self.seg.cfg_mtu_log.next = self.cfg_mtu_log.val();
+        self.z_mtu.inp.next = self.cs.q.val().mtu_log;
+        // Serial arithmetic.
+        self.now32.next = self.now.val().get_bits::<32>(0);
+        self.d_una.next = self.una_v.q.val() - self.cs.q.val().una;
+        self.d_win.next = self.psn.q.val() - self.cs.q.val().una;
+        self.w_len.next = self.cs.q.val().nxt - self.cs.q.val().una;
+        self.d_rel.next =
+            self.cs_n.q.val().una - self.mtab.msg_rd_data.val().last_psn - self.c_one32.val();
+        self.d_first.next = self.psn.q.val() - self.mtab.msg_rd_data.val().first_psn;
+        self.m_span.next =
+            self.mtab.msg_rd_data.val().last_psn - self.mtab.msg_rd_data.val().first_psn;
+        self.d_now.next = self.now32.val() - self.cs.q.val().retry_at;
+        self.d_rnow.next = self.now32.val() - self.rtx_retry.q.val();
+        self.npk.next =
+            (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.out.val();
+        self.retry.next = self.s_axis_gate_resp_tdata.val().retry_at;
+        if self.s_axis_gate_resp_tdata.val().retry_at == self.c_z32.val() {
+            self.retry.next = self.now32.val() + self.cfg_poll_ns.val();
+        }
+        self.consumes.next = (self.mtab.msg_rd_data.val().opcode == self.c_send.val())
+            | (self.mtab.msg_rd_data.val().opcode == self.c_send_imm.val())
+            | (self.mtab.msg_rd_data.val().opcode == self.c_write_imm.val());
+        self.m_done.next = self.mtab.msg_rd_data.val().started
+            & ((self.mtab.msg_rd_data.val().status != self.c_z8.val())
+                | !self.d_rel.val().get_bit(31));
+        // Outputs.
+        self.s_axis_open_tready.next = false;
+        self.s_axis_una_tready.next = false;
+        self.s_axis_wr_tready.next = false;
+        self.s_axis_rtx_tready.next = false;
+        self.s_axis_gate_resp_tready.next = false;
+        self.m_axis_gate_req_tvalid.next = false;
+        self.m_axis_gate_req_tdata.next.conn = self.c.q.val();
+        self.m_axis_gate_req_tdata.next.psn = self.psn.q.val();
+        self.m_axis_gate_req_tdata.next.charged = self.charged.q.val();
+        self.m_axis_gate_req_tdata.next.rtx = self.is_rtx.q.val();
+        self.m_axis_sent_tvalid.next = false;
+        self.m_axis_sent_tdata.next.conn = self.c.q.val();
+        self.m_axis_sent_tdata.next.psn = self.psn.q.val();
+        self.m_axis_sent_tdata.next.ts = self.pm.q.val().ts;
+        self.m_axis_sent_tdata.next.charged = self.charged.q.val();
+        self.m_axis_sent_tdata.next.path = self.resp.q.val().path;
+        self.m_axis_sent_tdata.next.ev = self.resp.q.val().ev;
+        self.m_axis_sent_tdata.next.rtx = self.is_rtx.q.val();
+        self.m_axis_hdr_tvalid.next = false;
+        self.m_axis_hdr_tdata.next = self.pm.q.val();
+        self.m_axis_hdr_tdata.next.ev = self.resp.q.val().ev;
+        self.m_axis_payreq_tvalid.next = false;
+        self.m_axis_payreq_tdata.next.addr = self.pm.q.val().local_addr;
+        self.m_axis_payreq_tdata.next.len = self.z_pay.out.val();
+        self.m_axis_payreq_tdata.next.tag = self.c_tag.val();
+        self.z_pay.inp.next = self.pay_len.q.val();
+        self.m_axis_done_tvalid.next = false;
+        self.m_axis_done_tdata.next.qpn = self.peer.q.val().qpn;
+        self.m_axis_done_tdata.next.cqn = self.peer.q.val().send_cqn;
+        self.m_axis_done_tdata.next.wr_id = self.m.q.val().wr_id;
+        self.m_axis_done_tdata.next.opcode = self.m.q.val().opcode;
+        self.m_axis_done_tdata.next.len = self.m.q.val().len;
+        self.m_axis_done_tdata.next.status = self.m.q.val().status;
+        self.m_axis_done_tdata.next.wqe_index = self.m.q.val().wqe_index;
+        self.stat_wr_closed.next = self.closed.q.val();
+
+        if self.st.q.val() == self.c_s_idle.val() {
+            self.rr_push.d.next = false;
+            self.m_new.d.next = false;
+            if self.s_axis_open_tvalid.val() {
+                self.s_axis_open_tready.next = true;
+                self.open_rec.d.next = self.s_axis_open_tdata.val();
+                self.c.d.next = self.s_axis_open_tdata.val().conn;
+                self.st.d.next = self.c_s_open_wr.val();
+            } else if self.s_axis_una_tvalid.val() {
+                self.s_axis_una_tready.next = true;
+                self.c.d.next = self.s_axis_una_tdata.val().conn;
+                self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
+                self.op.d.next = self.c_op_una.val();
+                self.wr_backoff.d.next = false;
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if self.wr_hold.q.val() & !self.wr_backoff.q.val() {
+                self.c.d.next = self.wr.q.val().conn;
+                self.op.d.next = self.c_op_append.val();
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if !self.wr_hold.q.val() & self.s_axis_wr_tvalid.val() {
+                self.s_axis_wr_tready.next = true;
+                self.wr.d.next = self.s_axis_wr_tdata.val();
+                self.wr_hold.d.next = true;
+                self.wr_backoff.d.next = false;
+                self.c.d.next = self.s_axis_wr_tdata.val().conn;
+                self.op.d.next = self.c_op_append.val();
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if self.rtx_hold.q.val()
+                & (!self.rtx_wait.q.val() | !self.d_rnow.val().get_bit(31))
+            {
+                self.c.d.next = self.rtx_c.q.val();
+                self.psn.d.next = self.rtx_psn.q.val();
+                self.is_rtx.d.next = true;
+                self.op.d.next = self.c_op_rtx.val();
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if !self.rtx_hold.q.val() & self.s_axis_rtx_tvalid.val() {
+                self.s_axis_rtx_tready.next = true;
+                self.rtx_c.d.next = self.s_axis_rtx_tdata.val().conn;
+                self.rtx_psn.d.next = self.s_axis_rtx_tdata.val().psn;
+                self.rtx_hold.d.next = true;
+                self.rtx_wait.d.next = false;
+                self.c.d.next = self.s_axis_rtx_tdata.val().conn;
+                self.psn.d.next = self.s_axis_rtx_tdata.val().psn;
+                self.is_rtx.d.next = true;
+                self.op.d.next = self.c_op_rtx.val();
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if self.rr_cnt.q.val() != self.c_z17.val() {
+                self.rr_pop.next = true;
+                self.is_rtx.d.next = false;
+                self.op.d.next = self.c_op_new.val();
+                self.st.d.next = self.c_s_rr_got.val();
+            }
+        } else if self.st.q.val() == self.c_s_open_wr.val() {
+            self.mtab.conn_wr_en.next = true;
+            self.mtab.conn_wr_data.next = self.c_zero_cs.val();
+            self.mtab.conn_wr_data.next.open = true;
+            self.mtab.conn_wr_data.next.una = self.open_rec.q.val().isn;
+            self.mtab.conn_wr_data.next.nxt = self.open_rec.q.val().isn;
+            self.mtab.conn_wr_data.next.isn = self.open_rec.q.val().isn;
+            self.mtab.conn_wr_data.next.mtu_log = self.open_rec.q.val().mtu_log;
+            self.mtab.conn_wr_data.next.own_wlog = self.open_rec.q.val().own_wlog;
+            self.mtab.conn_wr_data.next.peer_cid = self.open_rec.q.val().peer_cid;
+            self.mtab.conn_wr_data.next.syn = true;
+            self.st.d.next = self.c_s_idle.val();
+        } else if self.st.q.val() == self.c_s_rr_got.val() {
+            self.c.d.next = self.rr.rd_data.val();
+            self.st.d.next = self.c_s_rd_conn.val();
+        } else if self.st.q.val() == self.c_s_rd_conn.val() {
+            self.st.d.next = self.c_s_got_conn.val();
+        } else if self.st.q.val() == self.c_s_got_conn.val() {
+            self.cs.d.next = self.mtab.conn_rd_data.val();
+            self.cs_n.d.next = self.mtab.conn_rd_data.val();
+            self.peer.d.next = self.mtab.peer_rd_data.val();
+            self.st.d.next = self.c_s_dispatch.val();
+        } else if self.st.q.val() == self.c_s_dispatch.val() {
+            if self.op.q.val() == self.c_op_una.val() {
+                if self.cs.q.val().open {
+                    if (self.d_una.val() != self.c_z32.val()) & !self.d_una.val().get_bit(31) {
+                        self.cs_n.d.next.una = self.una_v.q.val();
+                    }
+                    self.cs_n.d.next.syn = false;
+                    self.cs_n.d.next.wait = false;
+                    self.op.d.next = self.c_op_rel.val();
+                    self.st.d.next = self.c_s_rel_chk.val();
+                } else {
+                    self.st.d.next = self.c_s_idle.val();
+                }
+            } else if self.op.q.val() == self.c_op_append.val() {
+                if !self.cs.q.val().open {
+                    self.wr_hold.d.next = false;
+                    self.closed.d.next = true;
+                    self.st.d.next = self.c_s_idle.val();
+                } else if (self.cs.q.val().count >= self.cfg_conn_msgs.val())
+                    | !self.mtab.alloc_v.val()
+                {
+                    self.wr_backoff.d.next = true;
+                    self.st.d.next = self.c_s_idle.val();
+                } else {
+                    self.mtab.alloc_take.next = true;
+                    self.mi.d.next = self.mtab.alloc_idx.val();
+                    self.mtab.msg_wr_en.next = true;
+                    self.mtab.msg_wr_addr.next = self.mtab.alloc_idx.val();
+                    self.mtab.msg_wr_data.next = self.c_zero_m.val();
+                    self.mtab.msg_wr_data.next.wqe_index = self.wr.q.val().wqe_index;
+                    self.mtab.msg_wr_data.next.opcode = self.wr.q.val().opcode;
+                    self.mtab.msg_wr_data.next.solicited = self.wr.q.val().solicited;
+                    self.mtab.msg_wr_data.next.imm = self.wr.q.val().imm;
+                    self.mtab.msg_wr_data.next.wr_id = self.wr.q.val().wr_id;
+                    self.mtab.msg_wr_data.next.local_addr = self.wr.q.val().local_addr;
+                    self.mtab.msg_wr_data.next.len = self.wr.q.val().len;
+                    self.mtab.msg_wr_data.next.remote_addr = self.wr.q.val().remote_addr;
+                    self.mtab.msg_wr_data.next.rkey = self.wr.q.val().rkey;
+                    self.mtab.msg_wr_data.next.status = self.wr.q.val().status;
+                    self.mtab.msg_wr_data.next.signaled = self.wr.q.val().signaled;
+                    if self.cs.q.val().count != self.c_z16.val() {
+                        self.mtab.next_wr_en.next = true;
+                    } else {
+                        self.cs_n.d.next.head = self.mtab.alloc_idx.val();
+                    }
+                    self.cs_n.d.next.tail = self.mtab.alloc_idx.val();
+                    self.cs_n.d.next.count = self.cs.q.val().count + self.c_one16.val();
+                    if !self.cs.q.val().seg_v {
+                        self.cs_n.d.next.seg = self.mtab.alloc_idx.val();
+                        self.cs_n.d.next.seg_v = true;
+                        self.cs_n.d.next.seg_off = self.c_z32.val();
+                    }
+                    if !self.cs.q.val().in_rr {
+                        self.cs_n.d.next.in_rr = true;
+                        self.rr_push.d.next = true;
+                    }
+                    self.wr_hold.d.next = false;
+                    self.st.d.next = self.c_s_wr_conn.val();
+                }
+            } else if self.op.q.val() == self.c_op_rtx.val() {
+                if !self.cs.q.val().open
+                    | (self.d_win.val() >= self.w_len.val())
+                    | (self.cs.q.val().count == self.c_z16.val())
+                {
+                    self.rtx_hold.d.next = false;
+                    self.st.d.next = self.c_s_idle.val();
+                } else {
+                    self.mi.d.next = self.cs.q.val().head;
+                    self.st.d.next = self.c_s_rd_msg.val();
+                }
+            } else {
+                // New data.
+                if !self.cs.q.val().in_rr {
+                    self.st.d.next = self.c_s_idle.val();
+                } else if !self.cs.q.val().open | !self.cs.q.val().seg_v {
+                    self.cs_n.d.next.in_rr = false;
+                    self.st.d.next = self.c_s_wr_conn.val();
+                } else if self.cs.q.val().wait & self.d_now.val().get_bit(31) {
+                    self.rr_push.d.next = true;
+                    self.st.d.next = self.c_s_wr_conn.val();
+                } else {
+                    self.mi.d.next = self.cs.q.val().seg;
+                    self.psn.d.next = self.cs.q.val().nxt;
+                    self.st.d.next = self.c_s_rd_msg.val();
+                }
+            }
+        } else if self.st.q.val() == self.c_s_rel_chk.val() {
+            if self.cs_n.q.val().count == self.c_z16.val() {
+                self.st.d.next = self.c_s_wr_conn.val();
+            } else {
+                self.mi.d.next = self.cs_n.q.val().head;
+                self.st.d.next = self.c_s_rd_msg.val();
+            }
+        } else if self.st.q.val() == self.c_s_rd_msg.val() {
+            self.st.d.next = self.c_s_got_msg.val();
+        } else if self.st.q.val() == self.c_s_got_msg.val() {
+            self.m.d.next = self.mtab.msg_rd_data.val();
+            self.m_n.d.next = self.mtab.msg_rd_data.val();
+            self.nx.d.next = self.mtab.next_rd_data.val();
+            if self.op.q.val() == self.c_op_rel.val() {
+                if self.m_done.val() {
+                    self.mtab.free_en.next = true;
+                    self.cs_n.d.next.head = self.mtab.next_rd_data.val();
+                    self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
+                    if self.mtab.msg_rd_data.val().signaled {
+                        self.st.d.next = self.c_s_cpl_out.val();
+                    } else {
+                        self.st.d.next = self.c_s_rel_chk.val();
+                    }
+                } else {
+                    self.st.d.next = self.c_s_wr_conn.val();
+                }
+            } else if self.op.q.val() == self.c_op_rtx.val() {
+                if self.mtab.msg_rd_data.val().started
+                    & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
+                    & (self.d_first.val() <= self.m_span.val())
+                {
+                    self.st.d.next = self.c_s_seg1.val();
+                } else if self.mi.q.val() == self.cs.q.val().tail {
+                    self.rtx_hold.d.next = false;
+                    self.st.d.next = self.c_s_idle.val();
+                } else {
+                    self.mi.d.next = self.mtab.next_rd_data.val();
+                    self.st.d.next = self.c_s_rd_msg.val();
+                }
+            } else if !self.mtab.msg_rd_data.val().started {
+                // New data: the message starts now (MR-WIRE-30).
+                self.m_n.d.next.started = true;
+                self.m_n.d.next.first_psn = self.cs.q.val().nxt;
+                self.m_n.d.next.seg_log = self.cs.q.val().mtu_log;
+                self.m_new.d.next = true;
+                if self.mtab.msg_rd_data.val().status != self.c_z8.val() {
+                    // A rejected request: no PSN, completes in order.
+                    self.m_n.d.next.last_psn = self.cs.q.val().nxt - self.c_one32.val();
+                    if self.mi.q.val() == self.cs.q.val().tail {
+                        self.cs_n.d.next.seg_v = false;
+                        self.cs_n.d.next.in_rr = false;
+                    } else {
+                        self.cs_n.d.next.seg = self.mtab.next_rd_data.val();
+                        self.rr_push.d.next = true;
+                    }
+                    self.st.d.next = self.c_s_err_wr.val();
+                } else {
+                    self.m_n.d.next.msn = self.cs.q.val().msn;
+                    self.cs_n.d.next.msn = self.cs.q.val().msn + self.c_one32.val();
+                    if self.consumes.val() {
+                        self.m_n.d.next.ssn = self.cs.q.val().ssn;
+                        self.cs_n.d.next.ssn = self.cs.q.val().ssn + self.c_one32.val();
+                    }
+                    self.m_n.d.next.last_psn = self.cs.q.val().nxt + self.npk.val();
+                    if (self.mtab.msg_rd_data.val().opcode == self.c_read.val())
+                        | (self.mtab.msg_rd_data.val().len == self.c_z32.val())
+                    {
+                        self.m_n.d.next.last_psn = self.cs.q.val().nxt;
+                    }
+                    self.st.d.next = self.c_s_seg1.val();
+                }
+            } else {
+                self.st.d.next = self.c_s_seg1.val();
+            }
+        } else if self.st.q.val() == self.c_s_err_wr.val() {
+            self.mtab.msg_wr_en.next = true;
+            if self.cs.q.val().head == self.mi.q.val() {
+                self.op.d.next = self.c_op_rel.val();
+                self.st.d.next = self.c_s_rel_chk.val();
+            } else {
+                self.st.d.next = self.c_s_wr_conn.val();
+            }
+        } else if self.st.q.val() == self.c_s_seg1.val() {
+            self.st.d.next = self.c_s_seg2.val();
+        } else if self.st.q.val() == self.c_s_seg2.val() {
+            self.st.d.next = self.c_s_seg3.val();
+        } else if self.st.q.val() == self.c_s_seg3.val() {
+            self.pm.d.next = self.seg.meta.val();
+            self.pay_len.d.next = self.seg.pay_len.val();
+            self.charged.d.next = self.seg.charged.val();
+            self.last.d.next = self.seg.last.val();
+            self.st.d.next = self.c_s_gate_req.val();
+        } else if self.st.q.val() == self.c_s_gate_req.val() {
+            self.m_axis_gate_req_tvalid.next = true;
+            if self.m_axis_gate_req_tready.val() {
+                self.st.d.next = self.c_s_gate_wait.val();
+            }
+        } else if self.st.q.val() == self.c_s_gate_wait.val() {
+            self.s_axis_gate_resp_tready.next = true;
+            if self.s_axis_gate_resp_tvalid.val() {
+                self.resp.d.next = self.s_axis_gate_resp_tdata.val();
+                if self.s_axis_gate_resp_tdata.val().allow {
+                    self.st.d.next = self.c_s_sent_out.val();
+                } else if self.is_rtx.q.val() {
+                    self.rtx_wait.d.next = true;
+                    self.rtx_retry.d.next = self.retry.val();
+                    self.st.d.next = self.c_s_idle.val();
+                } else {
+                    // Nothing of the attempt is committed; the connection waits (round-robin tail).
+                    self.cs_n.d.next = self.cs.q.val();
+                    self.cs_n.d.next.wait = true;
+                    self.cs_n.d.next.retry_at = self.retry.val();
+                    self.rr_push.d.next = true;
+                    self.st.d.next = self.c_s_wr_conn.val();
+                }
+            }
+        } else if self.st.q.val() == self.c_s_sent_out.val() {
+            self.m_axis_sent_tvalid.next = true;
+            if self.m_axis_sent_tready.val() {
+                self.st.d.next = self.c_s_hdr_out.val();
+            }
+        } else if self.st.q.val() == self.c_s_hdr_out.val() {
+            self.m_axis_hdr_tvalid.next = true;
+            if self.m_axis_hdr_tready.val() {
+                if self.pay_len.q.val() != self.c_z16.val() {
+                    self.st.d.next = self.c_s_pay_out.val();
+                } else {
+                    self.st.d.next = self.c_s_commit.val();
+                }
+            }
+        } else if self.st.q.val() == self.c_s_pay_out.val() {
+            self.m_axis_payreq_tvalid.next = true;
+            if self.m_axis_payreq_tready.val() {
+                self.st.d.next = self.c_s_commit.val();
+            }
+        } else if self.st.q.val() == self.c_s_commit.val() {
+            self.wr_backoff.d.next = false;
+            if self.is_rtx.q.val() {
+                self.rtx_hold.d.next = false;
+                self.rtx_wait.d.next = false;
+                self.st.d.next = self.c_s_idle.val();
+            } else {
+                self.mtab.msg_wr_en.next = self.m_new.q.val();
+                self.cs_n.d.next.nxt = self.cs.q.val().nxt + self.c_one32.val();
+                self.cs_n.d.next.wait = false;
+                self.rr_push.d.next = true;
+                if self.last.q.val() {
+                    if self.mi.q.val() == self.cs.q.val().tail {
+                        self.cs_n.d.next.seg_v = false;
+                        self.cs_n.d.next.in_rr = false;
+                        self.rr_push.d.next = false;
+                    } else {
+                        self.cs_n.d.next.seg = self.nx.q.val();
+                    }
+                }
+                self.st.d.next = self.c_s_wr_conn.val();
+            }
+        } else if self.st.q.val() == self.c_s_cpl_out.val() {
+            self.m_axis_done_tvalid.next = true;
+            if self.m_axis_done_tready.val() {
+                self.st.d.next = self.c_s_rel_chk.val();
+            }
+        } else if self.st.q.val() == self.c_s_wr_conn.val() {
+            self.mtab.conn_wr_en.next = true;
+            self.rr_wr.next = self.rr_push.q.val();
+            self.st.d.next = self.c_s_idle.val();
+        } else {
+            self.st.d.next = self.c_s_idle.val();
+        }
+        self.rr.wr_en.next = self.rr_wr.val();
+        if self.rr_wr.val() {
+            self.rr_wp.d.next = (self.rr_wp.q.val() + self.c_one16.val()) & self.c_rrmask.val();
+        }
+        if self.rr_pop.val() {
+            self.rr_rp.d.next = (self.rr_rp.q.val() + self.c_one16.val()) & self.c_rrmask.val();
+        }
+        if self.rr_wr.val() & !self.rr_pop.val() {
+            self.rr_cnt.d.next = self.rr_cnt.q.val() + self.c_one17.val();
+        }
+        if !self.rr_wr.val() & self.rr_pop.val() {
+            self.rr_cnt.d.next = self.rr_cnt.q.val() - self.c_one17.val();
+        }
+        if self.rst.val() {
+            self.st.d.next = self.c_s_idle.val();
+            self.wr_hold.d.next = false;
+            self.wr_backoff.d.next = false;
+            self.rtx_hold.d.next = false;
+            self.rtx_wait.d.next = false;
+            self.closed.d.next = false;
+            self.rr_push.d.next = false;
+            self.rr_wp.d.next = self.c_z16.val();
+            self.rr_rp.d.next = self.c_z16.val();
+            self.rr_cnt.d.next = self.c_z17.val();
+        }
+    }
+}
