@@ -241,17 +241,11 @@ fn endpoint_registers_reset_to_the_model_defaults_and_reach_the_hardware() {
     assert_eq!(u64::from(rd(reg::MIN_RTT_WINDOW)), cc.min_rtt_window_ns);
     let retry = rd(reg::RETRY);
     assert_eq!(field::RETRY_LIMIT.extract(retry), u32::from(d.retry_limit));
-    assert_eq!(
-        field::REORDER_DISTANCE.extract(retry),
-        u32::from(d.reorder_distance)
-    );
+    assert_eq!(field::REORDER_DISTANCE.extract(retry), d.reorder_distance);
     let ack = rd(reg::ACK);
     assert_eq!(field::ACK_RATIO.extract(ack), u32::from(d.ack_ratio));
     assert_eq!(u64::from(field::ACK_DELAY.extract(ack)), d.ack_delay_ns);
-    assert_eq!(
-        1u32 << field::MTU_LOG.extract(rd(reg::MTU)),
-        u32::from(d.mtu)
-    );
+    assert_eq!(1u32 << field::MTU_LOG.extract(rd(reg::MTU)), d.mtu);
     // A write reaches the hardware's endpoint vector.
     write(&mut rf, b + reg::UDP_PORT, 4800);
     settle(&mut rf);

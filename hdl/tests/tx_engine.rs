@@ -452,9 +452,11 @@ fn run(seed: u64) -> u32 {
     bench.cycle();
     // An ACK header to send (from the receive side) arrives while data is queued: it goes out first
     // (MR-REL-19) and is never mixed with the DATA headers' payloads.
-    let mut ack = PktMeta::default();
-    ack.ptype = b(metaroce_proto::wire::PacketType::Ack as u64);
-    ack.psn = b(0x1234_5678);
+    let ack = PktMeta {
+        ptype: b(metaroce_proto::wire::PacketType::Ack as u64),
+        psn: b(0x1234_5678),
+        ..Default::default()
+    };
     bench.u.s_axis_ctl_tdata.next = ack;
     bench.u.s_axis_ctl_tvalid.next = true;
     // Run until every planned packet left (the gate refuses some at random).

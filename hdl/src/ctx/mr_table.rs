@@ -144,7 +144,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
             "memory-region table (2^mr_bits entries), written by context writes, looked up by key",
         verilog: |cfg| {
             let n = "metaroce_ctx_mr_table";
-            let v = match cfg.mr_bits {
+            match cfg.mr_bits {
                 8 => crate::gen::verilog(n, MrTable::<8>::new(8)),
                 9 => crate::gen::verilog(n, MrTable::<9>::new(9)),
                 10 => crate::gen::verilog(n, MrTable::<10>::new(10)),
@@ -154,8 +154,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
                 15 => crate::gen::verilog(n, MrTable::<15>::new(15)),
                 16 => crate::gen::verilog(n, MrTable::<16>::new(16)),
                 _ => crate::gen::verilog(n, MrTable::<12>::new(12)),
-            };
-            v
+            }
         },
     }]
 }

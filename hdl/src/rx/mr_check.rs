@@ -460,14 +460,13 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         description: "MR check of WRITE/SEND/READ_REQ packets (key, bounds, rights) and their placement address",
         verilog: |cfg| {
             let n = "metaroce_rx_mr_check";
-            let v = match cfg.mr_bits {
+            match cfg.mr_bits {
                 8 => crate::gen::verilog(n, MrCheck::<8>::new(8)),
                 10 => crate::gen::verilog(n, MrCheck::<10>::new(10)),
                 14 => crate::gen::verilog(n, MrCheck::<14>::new(14)),
                 16 => crate::gen::verilog(n, MrCheck::<16>::new(16)),
                 _ => crate::gen::verilog(n, MrCheck::<12>::new(12)),
-            };
-            v
+            }
         },
     }]
 }
