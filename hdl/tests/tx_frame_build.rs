@@ -17,36 +17,8 @@ use metaroce_proto::wire::{
 };
 use rust_hdl::prelude::Bits;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn bytes<const K: usize>(&mut self) -> [u8; K] {
-        core::array::from_fn(|_| self.next() as u8)
-    }
-}
-
-fn seed() -> u64 {
-    let s = std::env::var("HDL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    println!("HDL_SEED={s}");
-    s
-}
+mod support;
+use support::{b, be, iters, seed, write_trace, Rng};
 
 const MAC: [u8; 6] = [2, 0, 0, 0, 0, 0x11];
 const IP4: [u8; 4] = [10, 0, 0, 1];
@@ -184,14 +156,6 @@ fn random_packet(r: &mut Rng, max_pay: usize) -> (L2L3, MetaRoceRepr, Vec<u8>) {
         open,
     };
     (l, m, payload)
-}
-
-fn b<const N: usize>(x: u128) -> Bits<N> {
-    Bits::<N>::from_words(&[x as u64, (x >> 64) as u64])
-}
-
-fn be(x: &[u8]) -> u128 {
-    x.iter().fold(0u128, |a, &y| (a << 8) | y as u128)
 }
 
 /// The header record the transmit path hands the builder for this packet.
@@ -354,23 +318,6 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
     if stall == 0 {
         println!("{count} frames, {total_beats} beats in {cycles} cycles");
     }
-}
-
-fn write_trace(net: &Net, dir: &str, lines: &[String]) {
-    let ports: Vec<String> = net
-        .ports()
-        .iter()
-        .map(|(n, w, o)| format!("{n} {w} {}", if *o { "out" } else { "in" }))
-        .collect();
-    std::fs::write(format!("{dir}/ports.txt"), ports.join("\n") + "\n").expect("write ports");
-    std::fs::write(format!("{dir}/trace.txt"), lines.join("\n") + "\n").expect("write trace");
-}
-
-fn iters(d: usize) -> usize {
-    std::env::var("HDL_ITERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(d)
 }
 
 #[test]
