@@ -10,153 +10,12 @@
 use metaroce_hdl::common::netlist::{words_from_bytes, Net, ToWords};
 use metaroce_hdl::records::PktMeta;
 use metaroce_hdl::tx::frame_build::FrameBuild;
-use metaroce_proto::wire::{
-    emit_frame, AckFlags, AckRepr, CtrlCode, CtrlRepr, DataFlags, DataRepr, IpRepr, MbhFlags,
-    MbhRepr, MetaRoceRepr, NackCode, NackRepr, Opcode, OpenRepr, PacketType, SackBitmap, TypeRepr,
-    L2L3,
-};
+use metaroce_proto::wire::{emit_frame, IpRepr, MetaRoceRepr, TypeRepr, L2L3};
 use rust_hdl::prelude::Bits;
 
 mod support;
+use support::frames::{random_packet, Dir, IP4, IP6, MAC, PORT, TTL};
 use support::{b, be, iters, seed, write_trace, Rng};
-
-const MAC: [u8; 6] = [2, 0, 0, 0, 0, 0x11];
-const IP4: [u8; 4] = [10, 0, 0, 1];
-const IP6: [u8; 16] = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
-const TTL: u8 = 64;
-const PORT: u16 = 4792;
-
-/// A random packet (as proto describes it) and its payload.
-fn random_packet(r: &mut Rng, max_pay: usize) -> (L2L3, MetaRoceRepr, Vec<u8>) {
-    let vlan = (r.below(3) == 0).then(|| r.next() as u16);
-    let v6 = r.below(2) == 0;
-    let dscp = r.below(64) as u8;
-    let ecn = r.below(4) as u8;
-    let ip = if v6 {
-        IpRepr::V6 {
-            src: IP6,
-            dst: r.bytes(),
-            dscp,
-            ecn,
-            flow_label: 0,
-            hop_limit: TTL,
-        }
-    } else {
-        IpRepr::V4 {
-            src: IP4,
-            dst: r.bytes(),
-            dscp,
-            ecn,
-            ttl: TTL,
-        }
-    };
-    let l = L2L3 {
-        eth_src: MAC,
-        eth_dst: r.bytes(),
-        vlan,
-        ip,
-        udp_src: 0xC000 | (r.next() as u16 & 0x3FFF),
-        udp_dst: PORT,
-    };
-    let kind = r.below(4);
-    let ops = [
-        Opcode::Write,
-        Opcode::WriteImm,
-        Opcode::Send,
-        Opcode::SendImm,
-        Opcode::ReadReq,
-        Opcode::ReadResp,
-        Opcode::FetchAdd,
-        Opcode::CmpSwap,
-    ];
-    let (ty, ptype, payload) = match kind {
-        0 => {
-            let opcode = ops[r.below(8) as usize];
-            let n = match r.below(4) {
-                0 => 0,
-                1 => r.below(8) as usize,
-                _ => r.below(max_pay as u64 + 1) as usize,
-            };
-            let d = DataRepr {
-                opcode,
-                flags: DataFlags(r.next() as u8 & DataFlags::ALL.0),
-                msn: r.next() as u32,
-                addr: r.next(),
-                key: r.next() as u32,
-                msg_len: r.next() as u32,
-                imm: opcode.has_imm().then(|| r.next() as u32),
-            };
-            (
-                TypeRepr::Data(d),
-                PacketType::Data,
-                (0..n).map(|_| r.next() as u8).collect(),
-            )
-        }
-        1 => (
-            TypeRepr::Ack(AckRepr {
-                scid: r.next() as u32 & 0xFF_FFFF,
-                flags: AckFlags(r.next() as u8 & AckFlags::ALL.0),
-                echo_ts: r.next() as u32,
-                sack_base: r.next() as u32,
-                echo_ev: r.next() as u16,
-                ce_count: r.next() as u16,
-                sack: SackBitmap(r.bytes()),
-            }),
-            PacketType::Ack,
-            Vec::new(),
-        ),
-        2 => (
-            TypeRepr::Nack(NackRepr {
-                scid: r.next() as u32 & 0xFF_FFFF,
-                code: NackCode::from_u8(1 + r.below(6) as u8).unwrap(),
-                echo_ts: r.next() as u32,
-                aux: r.next() as u32,
-            }),
-            PacketType::Nack,
-            Vec::new(),
-        ),
-        _ => (
-            TypeRepr::Ctrl(CtrlRepr {
-                scid: r.next() as u32 & 0xFF_FFFF,
-                code: CtrlCode::from_u8(1 + r.below(6) as u8).unwrap(),
-                echo_ts: r.next() as u32,
-                aux: r.next() as u32,
-            }),
-            PacketType::Ctrl,
-            Vec::new(),
-        ),
-    };
-    let open = match &ty {
-        TypeRepr::Ctrl(c) => c.code == CtrlCode::Open,
-        TypeRepr::Nack(_) => false,
-        _ => r.below(4) == 0,
-    }
-    .then(|| OpenRepr {
-        scid: 1 + r.below(0xFF_FFFE) as u32,
-        wlog: 8 + r.below(9) as u8,
-        isn: r.next() as u32,
-        target_qpn: r.next() as u32 & 0xFF_FFFF,
-        mtu_log: 9 + r.below(5) as u8,
-    });
-    let mut flags = MbhFlags(r.next() as u8 & (MbhFlags::AR.0 | MbhFlags::RTX.0));
-    if open.is_some() {
-        flags.0 |= MbhFlags::SYN.0;
-    }
-    let m = MetaRoceRepr {
-        mbh: MbhRepr {
-            ptype,
-            flags,
-            payload_len: payload.len() as u16,
-            dcid: r.next() as u32 & 0xFF_FFFF,
-            hlen: 0,
-            psn: r.next() as u32,
-            ts: r.next() as u32,
-        },
-        ty,
-        open,
-    };
-    (l, m, payload)
-}
 
 /// The header record the transmit path hands the builder for this packet.
 fn meta_of(l: &L2L3, m: &MetaRoceRepr) -> PktMeta {
@@ -244,7 +103,7 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
     let mut hdrs: Vec<Vec<u64>> = Vec::new();
     let mut pays: Vec<Vec<u8>> = Vec::new(); // payload beats
     for _ in 0..count {
-        let (l, m, pay) = random_packet(r, 3 * kw);
+        let (l, m, pay) = random_packet(r, 3 * kw, Dir::Sent);
         let mut f = Vec::new();
         emit_frame(&l, &m, &pay, &mut f).expect("emit");
         want.push(f);

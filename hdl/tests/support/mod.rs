@@ -4,6 +4,8 @@
 // Each test binary compiles this module and uses the helpers it needs.
 #![allow(dead_code)]
 
+pub mod frames;
+
 /// A splitmix64 stream.
 pub struct Rng(pub u64);
 
