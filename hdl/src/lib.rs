@@ -5,11 +5,15 @@
 //! * [`rx`]: the receive path, from the MAC-side frame stream to payload writes into host memory, ACK and NACK
 //!   requests and completions;
 //! * [`tx`]: the transmit path, from doorbells and work requests to MAC-side frames;
-//! * [`rel`]: reliability (ACK, SACK and NACK processing, loss detection, the retransmission-timer wheel);
+//! * [`rel`]: reliability (ACK and SACK processing, per-PSN sender state, the sender engine; loss detection, the
+//!   retransmission-timer wheel and the EV set are not in this revision, see `docs/hardware.md`);
 //! * [`cc`]: congestion control (NSCC in integer arithmetic, bit-exact with `metaroce-proto`) and the RTT
 //!   estimator;
 //! * [`ctx`]: the context tables (connections, memory regions) with the register-bus programming port;
-//! * [`common`]: building blocks shared by the pipelines (RAMs, the parallel CRC, byte shifters, encoders).
+//! * [`common`]: building blocks shared by the pipelines (RAMs, the parallel CRC, bit scans, the netlist
+//!   builder of the parser and frame builder);
+//! * [`top`]: the core top `metaroce_core`, the register file, the AXI-Lite bridge, the DMA multiplexers, the
+//!   time base and the endpoint configuration.
 //!
 //! Records passed between blocks ([`records`]) are packed `LogicStruct`s; the DMA interface ([`dma`]) is a
 //! generic descriptor-plus-stream pair that a platform shell implements. Every block is listed in [`blocks`],

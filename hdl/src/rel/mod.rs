@@ -1,5 +1,6 @@
-//! Reliability: ACK, SACK and NACK processing, per-PSN sender state, loss detection, the timer wheel and the
-//! EV set.
+//! Reliability: ACK and SACK processing, per-PSN sender state and the sender engine that joins them with
+//! congestion control and the gate. Loss detection, the retransmission-timer wheel, NACK processing and the EV
+//! set are not in this revision (`docs/hardware.md`, limitations).
 
 pub mod ack_proc;
 pub mod psn_state;
