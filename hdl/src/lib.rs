@@ -1,6 +1,6 @@
 //! The MetaRoCE NIC transport pipelines, written in rust-hdl, generating synthesizable Verilog.
 //!
-//! The core (`metaroce_core`, [`core`]) joins four pipelines, each a set of blocks in a file of its own:
+//! The core (`metaroce_core`, [`top::core`]) joins the pipelines, each a set of blocks in a file of its own:
 //!
 //! * [`rx`]: the receive path, from the MAC-side frame stream to payload writes into host memory, ACK and NACK
 //!   requests and completions;
