@@ -4,6 +4,7 @@ pub mod bitscan;
 pub mod crc;
 pub mod netlist;
 pub mod ram;
+pub mod zext;
 
 use crate::blocks::BlockSpec;
 use rust_hdl::prelude::Bits;

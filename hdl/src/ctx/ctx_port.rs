@@ -24,9 +24,10 @@
 //! Reads: `cfg_rd_data` / `cfg_rd_valid` one cycle after `cfg_rd_en` (other offsets read 0).
 //! Latency: the broadcast leaves one cycle after the COMMIT write (or as soon as the open stream is ready).
 
+use crate::common::zext::Zext;
 use crate::records::CtxWrite;
 use crate::rel::records::ConnOpen;
-use crate::rx::mr_check::{Lit, ZeroExt};
+use crate::rx::mr_check::Lit;
 use metaroce_regmap::context::conn::field as cf;
 use rust_hdl::prelude::*;
 
@@ -136,9 +137,9 @@ pub struct CtxPort {
     /// Ready.
     pub m_axis_open_tready: Signal<In, Bit>,
     stage: StageRegs,
-    x_table: ZeroExt<4, 32>,
-    x_index: ZeroExt<16, 32>,
-    x_commits: ZeroExt<16, 32>,
+    x_table: Zext<4, 32>,
+    x_index: Zext<16, 32>,
+    x_commits: Zext<16, 32>,
     table_r: DFF<Bits<4>>,
     index_r: DFF<Bits<16>>,
     param_r: DFF<Bits<32>>,

@@ -45,9 +45,10 @@
 
 use crate::common::bitscan::Rotate;
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::records::PktMeta;
 use crate::rel::records::ConnOpen;
-use crate::rx::psn_window::{WinInfo, Zext};
+use crate::rx::psn_window::WinInfo;
 use metaroce_proto::wire::{AckFlags, CtrlCode, DataFlags, MbhFlags, NackCode, PacketType};
 use rust_hdl::prelude::*;
 

@@ -29,9 +29,10 @@
 //! One packet at a time (about 6 cycles plus the completions it triggers).
 
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::records::{Completion, ConnIdx, PktMeta};
 use crate::rel::records::ConnOpen;
-use crate::rx::mr_check::{Lit, RxCheck, ZeroExt};
+use crate::rx::mr_check::{Lit, RxCheck};
 use crate::rx::records::ReadReq;
 use crate::rx::recv_queue::RqePop;
 use metaroce_proto::wire::{DataFlags, NackCode, Opcode, PacketType};
@@ -198,12 +199,12 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     oconn: Signal<Local, ConnIdx>,
     kconn: Signal<Local, ConnIdx>,
     pconn: Signal<Local, ConnIdx>,
-    x_conn: ZeroExt<CB, SA>,
-    x_idx: ZeroExt<MB, SA>,
-    x_cout: ZeroExt<CB, 16>,
-    x_plen: ZeroExt<16, 32>,
-    x_user: ZeroExt<16, 32>,
-    x_pkts: ZeroExt<16, 32>,
+    x_conn: Zext<CB, SA>,
+    x_idx: Zext<MB, SA>,
+    x_cout: Zext<CB, 16>,
+    x_plen: Zext<16, 32>,
+    x_user: Zext<16, 32>,
+    x_pkts: Zext<16, 32>,
     k_mb: Constant<Bits<8>>,
     k_slots: Constant<Bits<32>>,
     k_data: Lit<4, { PacketType::Data as u64 }>,

@@ -23,9 +23,10 @@
 //! its `msix_vector` (`metaroce_regmap::irq`: one interrupt per arm), after the CQE write is reported done.
 
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{Completion, CtxWrite};
-use crate::rx::mr_check::{Lit, ZeroExt};
+use crate::rx::mr_check::Lit;
 use metaroce_regmap::command::arg as cqa;
 use metaroce_regmap::descriptor::cqe::field as qf;
 use metaroce_regmap::queues::{field as dbf, page};
@@ -260,8 +261,8 @@ pub struct CqWriter<const DW: usize, const KW: usize, const QB: usize> {
     size: Signal<Local, Bits<16>>,
     slot: Signal<Local, Bits<16>>,
     adiff: Signal<Local, Bits<16>>,
-    slot64: ZeroExt<16, 64>,
-    log16: ZeroExt<4, 16>,
+    slot64: Zext<16, 64>,
+    log16: Zext<4, 16>,
     armed: Signal<Local, Bit>,
     want: Signal<Local, Bit>,
     k_cq: Lit<4, { CQ_TABLE as u64 }>,

@@ -30,6 +30,7 @@
 //! follows `m_axis_pkt_tready` combinationally (`!out_valid || m_tready`). Contains its own [`MrTable`]
 //! (`2^bits` entries; keys: see [`crate::ctx::mr_table`]).
 
+use crate::common::zext::Zext;
 use crate::ctx::mr_table::MrTable;
 use crate::records::{CtxWrite, PktMeta};
 use metaroce_proto::wire::{NackCode, Opcode, PacketType};
@@ -106,8 +107,8 @@ pub struct MrCheck<const A: usize> {
     /// Ready.
     pub m_axis_pkt_tready: Signal<In, Bit>,
     mrt: MrTable<A>,
-    x_mlen: ZeroExt<32, 64>,
-    x_plen: ZeroExt<16, 64>,
+    x_mlen: Zext<32, 64>,
+    x_plen: Zext<16, 64>,
     // stage 1
     v1: DFF<Bit>,
     meta1: DFF<PktMeta>,
@@ -397,31 +398,6 @@ impl<const A: usize> Logic for MrCheck<A> {
             self.v1.d.next = false;
             self.v2.d.next = false;
         }
-    }
-}
-
-/// Zero extension of a `Bits<I>` to `Bits<O>` (`O > I`), written as a concatenation so that the Verilog has
-/// no width mismatch (rust-hdl's `bit_cast` widens through a mask, which Verilator flags). Combinational.
-#[derive(LogicBlock, Default)]
-pub struct ZeroExt<const I: usize, const O: usize> {
-    /// Input.
-    pub i: Signal<In, Bits<I>>,
-    /// `i` zero-extended.
-    pub o: Signal<Out, Bits<O>>,
-}
-
-impl<const I: usize, const O: usize> Logic for ZeroExt<I, O> {
-    fn update(&mut self) {
-        self.o.next = bit_cast::<O, I>(self.i.val());
-    }
-
-    fn connect(&mut self) {
-        self.o.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        assert!(O > I);
-        Verilog::Custom(format!("always @(*) o = {{{}'d0, i}};", O - I))
     }
 }
 

@@ -99,7 +99,7 @@ pub struct Placement<const DW: usize, const KW: usize> {
     plen: Signal<Local, Bits<16>>,
     issue: Signal<Local, Bit>,
     end_beat: Signal<Local, Bit>,
-    x_len: crate::rx::mr_check::ZeroExt<16, 32>,
+    x_len: crate::common::zext::Zext<16, 32>,
     c_tagmask: Constant<Bits<16>>,
     c_one: Constant<Bits<16>>,
     c_zero: Constant<Bits<16>>,

@@ -38,6 +38,7 @@
 
 use crate::common::bitscan::FirstFrom;
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::records::PktMeta;
 use crate::rel::records::ConnOpen;
 use crate::rx::drop;
@@ -176,32 +177,6 @@ impl Logic for RunClear {
         }
         v.push_str("end\n");
         Verilog::Custom(v)
-    }
-}
-
-/// Zero extension `o = {0, i}` from `I` to `O > I` bits, written as a concatenation so that the Verilog has no
-/// width mismatch. Combinational.
-#[derive(LogicBlock, Default)]
-pub struct Zext<const I: usize, const O: usize> {
-    /// Input.
-    pub i: Signal<In, Bits<I>>,
-    /// `i` zero-extended.
-    pub o: Signal<Out, Bits<O>>,
-}
-
-impl<const I: usize, const O: usize> Logic for Zext<I, O> {
-    fn update(&mut self) {
-        self.o.next = bit_cast::<O, I>(self.i.val());
-    }
-    fn connect(&mut self) {
-        self.o.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        assert!(O > I);
-        Verilog::Custom(format!(
-            "always @(*) begin\n   o = {{{}'d0, i}};\nend\n",
-            O - I
-        ))
     }
 }
 

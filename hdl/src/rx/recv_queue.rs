@@ -26,10 +26,11 @@
 //! throughput is bounded by the DMA read latency; WRITE and READ packets take 3 cycles).
 
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{ConnIdx, CtxWrite, PktMeta};
 use crate::rel::records::ConnOpen;
-use crate::rx::mr_check::{Lit, RxCheck, ZeroExt};
+use crate::rx::mr_check::{Lit, RxCheck};
 use metaroce_proto::wire::{NackCode, Opcode, PacketType};
 use metaroce_regmap::context::qp::field as qf;
 use metaroce_regmap::descriptor::rqe::field as rf;
@@ -195,14 +196,14 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     too_far: Signal<Local, Bit>,
     bad_off: Signal<Local, Bit>,
     rqe: Signal<Local, Bits<256>>,
-    log16: ZeroExt<4, 16>,
-    slot64: ZeroExt<16, 64>,
-    x_mlen: ZeroExt<32, 64>,
-    x_plen: ZeroExt<16, 64>,
-    x_k: ZeroExt<16, 33>,
-    x_size: ZeroExt<16, 33>,
-    x_max: ZeroExt<32, 33>,
-    x_conn: ZeroExt<CB, 16>,
+    log16: Zext<4, 16>,
+    slot64: Zext<16, 64>,
+    x_mlen: Zext<32, 64>,
+    x_plen: Zext<16, 64>,
+    x_k: Zext<16, 33>,
+    x_size: Zext<16, 33>,
+    x_max: Zext<32, 33>,
+    x_conn: Zext<CB, 16>,
     k_qp: Lit<4, { crate::ctx::table::QP as u64 }>,
     k_off_base: Lit<9, { qf::RQ_BASE.lsb() as u64 }>,
     k_off_log: Lit<9, { qf::RQ_LOG.lsb() as u64 }>,
@@ -237,7 +238,7 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_k_pop: Lit<2, 1>,
     k_k_open: Lit<2, 2>,
     k_zero16: Lit<16, 0>,
-    x_qpn: ZeroExt<QB, 24>,
+    x_qpn: Zext<QB, 24>,
 }
 
 impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQueue<DW, KW, CB, QB> {

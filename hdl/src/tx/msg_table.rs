@@ -21,9 +21,10 @@
 //! forwarding is needed (documented in the scheduler). Only the context-write port is driven from outside.
 
 use crate::common::ram::SdpRam;
+use crate::common::zext::Zext;
 use crate::ctx::table;
 use crate::records::CtxWrite;
-use crate::tx::records::{ConnPeer, ConnTx, MsgEntry, Slice, Zext};
+use crate::tx::records::{ConnPeer, ConnTx, MsgEntry, Slice};
 use metaroce_regmap::context::qp::field as qf;
 use rust_hdl::prelude::*;
 
@@ -194,7 +195,7 @@ impl Logic for MsgTable {
         self.x_rqpn.inp.next = self.s_axis_ctxw_tdata.val().data;
         self.x_cid.inp.next = self.s_axis_ctxw_tdata.val().data;
         self.x_cqn.inp.next = self.s_axis_ctxw_tdata.val().data;
-        self.z_qpn.inp.next = self.s_axis_ctxw_tdata.val().index;
+        self.z_qpn.i.next = self.s_axis_ctxw_tdata.val().index;
         self.peer.wr_en.next = self.s_axis_ctxw_tvalid.val()
             & (self.s_axis_ctxw_tdata.val().table == self.c_table_qp.val())
             & (self.x_cid.out.val() != self.c_z24.val());
@@ -203,7 +204,7 @@ impl Logic for MsgTable {
         self.peer.wr_data.next.peer_ip = self.x_ip.out.val();
         self.peer.wr_data.next.ipv6 = self.x_ipv6.out.val().any();
         self.peer.wr_data.next.remote_qpn = self.x_rqpn.out.val();
-        self.peer.wr_data.next.qpn = self.z_qpn.out.val();
+        self.peer.wr_data.next.qpn = self.z_qpn.o.val();
         self.peer.wr_data.next.cid = self.x_cid.out.val();
         self.peer.wr_data.next.send_cqn = self.x_cqn.out.val();
         // Messages.

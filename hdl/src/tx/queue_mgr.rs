@@ -19,9 +19,10 @@
 //! operation on the same QP that was in progress is abandoned (the firmware's entry is authoritative).
 //! Throughput: a doorbell every 4 cycles, an SQE fetch every 5 cycles plus the downstream handshake.
 
+use crate::common::zext::Zext;
 use crate::ctx::table;
 use crate::records::CtxWrite;
-use crate::tx::records::{DbEntry, QpRing, Slice, SqFetch, Zext};
+use crate::tx::records::{DbEntry, QpRing, Slice, SqFetch};
 use metaroce_regmap::context::qp::field as qf;
 use metaroce_regmap::queues::{page, DEFAULT_DB_STRIDE};
 use rust_hdl::prelude::*;
@@ -263,8 +264,8 @@ impl Logic for QueueMgr {
         self.size.next = self.c_one16.val() << self.r.q.val().log;
         self.occ.next = self.pi.q.val() - self.r.q.val().ci;
         self.slot.next = self.r.q.val().ci & (self.size.val() - self.c_one16.val());
-        self.z_slot.inp.next = self.slot.val();
-        self.z_qpn.inp.next = self.qpn.q.val();
+        self.z_slot.i.next = self.slot.val();
+        self.z_qpn.i.next = self.qpn.q.val();
         self.m_axis_fetch_tvalid.next = false;
         self.m_axis_fetch_tdata.next = self.fetch.q.val();
         if self.state.q.val() == self.c_s_idle.val() {
@@ -311,10 +312,10 @@ impl Logic for QueueMgr {
                 & (self.r.q.val().state == self.c_ready.val())
                 & (self.occ.val() != self.c_z16.val())
             {
-                self.fetch.d.next.qpn = self.z_qpn.out.val();
+                self.fetch.d.next.qpn = self.z_qpn.o.val();
                 self.fetch.d.next.conn = self.r.q.val().conn;
                 self.fetch.d.next.addr =
-                    self.r.q.val().base + (self.z_slot.out.val() << self.c_sqe_shift.val());
+                    self.r.q.val().base + (self.z_slot.o.val() << self.c_sqe_shift.val());
                 self.fetch.d.next.wqe_index = self.r.q.val().ci;
                 self.state.d.next = self.c_s_out.val();
             } else {

@@ -270,31 +270,3 @@ impl<const N: usize, const W: usize> Logic for Slice<N, W> {
         vec![]
     }
 }
-
-/// Zero extension `out = {0, inp}` (M >= N) without the masking expression that `bit_cast` produces.
-#[derive(LogicBlock, Default)]
-pub struct Zext<const N: usize, const M: usize> {
-    /// Narrow value.
-    pub inp: Signal<In, Bits<N>>,
-    /// Extended value.
-    pub out: Signal<Out, Bits<M>>,
-}
-
-impl<const N: usize, const M: usize> Logic for Zext<N, M> {
-    fn update(&mut self) {
-        self.out.next = bit_cast::<M, N>(self.inp.val());
-    }
-    fn connect(&mut self) {
-        self.out.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        if M == N {
-            Verilog::Custom("always @(*) out = inp;".into())
-        } else {
-            Verilog::Custom(format!("always @(*) out = {{{}'d0, inp}};", M - N))
-        }
-    }
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![]
-    }
-}

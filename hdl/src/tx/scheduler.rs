@@ -31,11 +31,12 @@
 //! forwarding. Throughput: a new packet takes 12 cycles plus the gate's latency and the output handshakes.
 //! Ports: see the fields.
 
+use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{ConnIdx, CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
 use crate::tx::msg_table::MsgTable;
-use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, WorkReq, Zext};
+use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, WorkReq};
 use crate::tx::segment::Segment;
 use metaroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
@@ -433,7 +434,7 @@ impl Logic for Scheduler {
         self.seg.now.next = self.now.val();
         self.seg.cfg_dscp_data.next = self.cfg_dscp_data.val();
         self.seg.cfg_mtu_log.next = self.cfg_mtu_log.val();
-        self.z_mtu.inp.next = self.cs.q.val().mtu_log;
+        self.z_mtu.i.next = self.cs.q.val().mtu_log;
         // Serial arithmetic.
         self.now32.next = self.now.val().get_bits::<32>(0);
         self.d_una.next = self.una_v.q.val() - self.cs.q.val().una;
@@ -447,7 +448,7 @@ impl Logic for Scheduler {
         self.d_now.next = self.now32.val() - self.cs.q.val().retry_at;
         self.d_rnow.next = self.now32.val() - self.rtx_retry.q.val();
         self.npk.next =
-            (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.out.val();
+            (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.o.val();
         self.retry.next = self.s_axis_gate_resp_tdata.val().retry_at;
         if self.s_axis_gate_resp_tdata.val().retry_at == self.c_z32.val() {
             self.retry.next = self.now32.val() + self.cfg_poll_ns.val();
@@ -482,9 +483,9 @@ impl Logic for Scheduler {
         self.m_axis_hdr_tdata.next.ev = self.resp.q.val().ev;
         self.m_axis_payreq_tvalid.next = false;
         self.m_axis_payreq_tdata.next.addr = self.pm.q.val().local_addr;
-        self.m_axis_payreq_tdata.next.len = self.z_pay.out.val();
+        self.m_axis_payreq_tdata.next.len = self.z_pay.o.val();
         self.m_axis_payreq_tdata.next.tag = self.c_tag.val();
-        self.z_pay.inp.next = self.pay_len.q.val();
+        self.z_pay.i.next = self.pay_len.q.val();
         self.m_axis_done_tvalid.next = false;
         self.m_axis_done_tdata.next.qpn = self.peer.q.val().qpn;
         self.m_axis_done_tdata.next.cqn = self.peer.q.val().send_cqn;

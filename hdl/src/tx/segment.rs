@@ -20,8 +20,9 @@
 //! inputs must stay stable for those 2 cycles, which the scheduler guarantees by holding them in its
 //! registers). Throughput: a new result every cycle for inputs held 2 cycles.
 
+use crate::common::zext::Zext;
 use crate::records::{ConnIdx, PktMeta};
-use crate::tx::records::{ConnPeer, ConnTx, MsgEntry, Zext};
+use crate::tx::records::{ConnPeer, ConnTx, MsgEntry};
 use metaroce_proto::wire::{DataFlags, MbhFlags, Opcode, PacketType};
 use rust_hdl::prelude::*;
 
@@ -159,8 +160,8 @@ impl Logic for Segment {
         self.off.d.next = (self.psn.val() - self.msg.val().first_psn) << self.msg.val().seg_log;
         self.seg_sz.d.next = bits::<32>(1) << self.msg.val().seg_log;
         // Stage 2: payload length, flags, fields.
-        self.z_off.inp.next = self.off.q.val();
-        self.z_wlog.inp.next = self.cs.val().own_wlog;
+        self.z_off.i.next = self.off.q.val();
+        self.z_wlog.i.next = self.cs.val().own_wlog;
         self.rem.next = self.msg.val().len - self.off.q.val();
         self.plen.next = self.rem.val();
         if self.rem.val() > self.seg_sz.q.val() {
@@ -209,12 +210,12 @@ impl Logic for Segment {
         self.meta_q.d.next.msg_len = self.msg.val().len;
         self.meta_q.d.next.imm = 0.into();
         self.meta_q.d.next.key = self.msg.val().rkey;
-        self.meta_q.d.next.addr = self.z_off.out.val();
-        self.meta_q.d.next.local_addr = self.msg.val().local_addr + self.z_off.out.val();
+        self.meta_q.d.next.addr = self.z_off.o.val();
+        self.meta_q.d.next.local_addr = self.msg.val().local_addr + self.z_off.o.val();
         if (self.msg.val().opcode == self.c_write.val())
             | (self.msg.val().opcode == self.c_write_imm.val())
         {
-            self.meta_q.d.next.addr = self.msg.val().remote_addr + self.z_off.out.val();
+            self.meta_q.d.next.addr = self.msg.val().remote_addr + self.z_off.o.val();
         }
         if (self.msg.val().opcode == self.c_send.val())
             | (self.msg.val().opcode == self.c_send_imm.val())
@@ -233,7 +234,7 @@ impl Logic for Segment {
         if self.cs.val().syn {
             self.meta_q.d.next.ox = true;
             self.meta_q.d.next.ox_scid = self.peer.val().cid;
-            self.meta_q.d.next.wlog = self.z_wlog.out.val() + self.c_wlog_base.val();
+            self.meta_q.d.next.wlog = self.z_wlog.o.val() + self.c_wlog_base.val();
             self.meta_q.d.next.isn = self.cs.val().isn;
             self.meta_q.d.next.target_qpn = self.peer.val().remote_qpn;
             self.meta_q.d.next.mtu_log = self.cfg_mtu_log.val();
