@@ -5,8 +5,8 @@
 //! * [`rx`]: the receive path, from the MAC-side frame stream to payload writes into host memory, ACK and NACK
 //!   requests and completions;
 //! * [`tx`]: the transmit path, from doorbells and work requests to MAC-side frames;
-//! * [`rel`]: reliability (ACK and SACK processing, per-PSN sender state, the sender engine; loss detection, the
-//!   retransmission-timer wheel and the EV set are not in this revision, see `docs/hardware.md`);
+//! * [`rel`]: reliability (ACK, SACK and NACK processing over the per-PSN sender state, loss detection, the
+//!   retransmission-timer wheel, the EV set and the sender engine that joins them);
 //! * [`cc`]: congestion control (NSCC in integer arithmetic, bit-exact with `metaroce-proto`) and the RTT
 //!   estimator;
 //! * [`ctx`]: the context tables (connections, memory regions) with the register-bus programming port;

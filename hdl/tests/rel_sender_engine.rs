@@ -7,9 +7,12 @@
 //! appear on `m_axis_una_*`. Seed: `REL_SE_SEED` (printed); rounds: `REL_SE_ROUNDS` (default 16).
 
 use metaroce_hdl::records::{PktMeta, TxSent};
-use metaroce_hdl::rel::records::{ConnOpen, GateReq};
+use metaroce_hdl::rel::records::{ConnOpen, GateReq, GateResp};
 use metaroce_hdl::rel::sender_engine::SenderEngine;
 use metaroce_proto::transport::cc::{CcParams, CongestionControl, Nscc};
+use metaroce_proto::transport::loss::{SendWindow, SentPkt, F_LOST};
+use metaroce_proto::transport::path::{port_to_ev, PathSet, RecycleCause};
+use metaroce_proto::transport::rtt::RttEstimator;
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
@@ -19,6 +22,10 @@ use support::{env, Rng};
 struct Tb {
     u: Box<SenderEngine>,
     una_log: Vec<(u64, u32)>,
+    /// PSNs on `m_axis_rtx_*`, in order.
+    rtx_log: Vec<u32>,
+    /// Connections on `m_axis_err_*`.
+    err_log: Vec<u64>,
 }
 
 impl Tb {
@@ -39,7 +46,13 @@ impl Tb {
             self.una_log
                 .push((d.conn.index() as u64, d.snd_una.index() as u32));
         }
-        assert!(!self.u.m_axis_rtx_tvalid.val() && !self.u.m_axis_err_tvalid.val());
+        if self.u.m_axis_rtx_tvalid.val() && self.u.m_axis_rtx_tready.val() {
+            self.rtx_log
+                .push(self.u.m_axis_rtx_tdata.val().psn.to_u64() as u32);
+        }
+        if self.u.m_axis_err_tvalid.val() && self.u.m_axis_err_tready.val() {
+            self.err_log.push(self.u.m_axis_err_tdata.val().to_u64());
+        }
         self.u.clk.next = true.into();
         self.settle();
         self.u.clk.next = false.into();
@@ -52,7 +65,7 @@ impl Tb {
         ready: impl Fn(&SenderEngine) -> bool,
     ) {
         set(&mut self.u, true);
-        for _ in 0..500 {
+        for _ in 0..5000 {
             self.settle();
             if ready(&self.u) {
                 self.tick();
@@ -72,6 +85,11 @@ impl Tb {
     }
 
     fn gate(&mut self, req: GateReq) -> (bool, u32) {
+        let r = self.gate_full(req);
+        (r.allow, r.retry_at.index() as u32)
+    }
+
+    fn gate_full(&mut self, req: GateReq) -> GateResp {
         self.push(
             |u, v| {
                 u.s_axis_gate_req_tdata.next = req;
@@ -79,7 +97,8 @@ impl Tb {
             },
             |u| u.s_axis_gate_req_tready.val(),
         );
-        for _ in 0..50 {
+        // An EV set of 64 entries takes up to ~840 cycles to draw after an open.
+        for _ in 0..2000 {
             self.settle();
             if self.u.m_axis_gate_resp_tvalid.val() {
                 let r = self.u.m_axis_gate_resp_tdata.val();
@@ -88,7 +107,7 @@ impl Tb {
                 self.u.m_axis_gate_resp_tready.next = true;
                 self.tick();
                 self.u.m_axis_gate_resp_tready.next = false;
-                return (r.allow, r.retry_at.index() as u32);
+                return r;
             }
             self.tick();
         }
@@ -126,16 +145,24 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
     u.cfg_rto_init_ns.next = 1_000_000u64.to_bits();
     u.cfg_rto_max_ns.next = 100_000_000u64.to_bits();
     u.cfg_retry_limit.next = 7u64.to_bits();
+    u.cfg_rnr_retry.next = 7u64.to_bits();
     u.cfg_reorder_distance.next = 3u64.to_bits();
     u.m_axis_una_tready.next = true;
     u.m_axis_rtx_tready.next = true;
     u.m_axis_err_tready.next = true;
     let mut now: u64 = (1 << 32) - 2_000_000 + rng.below(1_000_000);
     u.now.next = now.to_bits();
-    let mut tb = Tb { u, una_log: vec![] };
+    let mut tb = Tb {
+        u,
+        una_log: vec![],
+        rtx_log: vec![],
+        err_log: vec![],
+    };
     tb.u.rst.next = true;
     tb.tick();
     tb.u.rst.next = false;
+    // The timer wheel clears its slot heads after reset.
+    tb.drain(1100);
     let open = ConnOpen {
         conn: conn.to_bits(),
         isn: (isn as u64).to_bits(),
@@ -269,6 +296,10 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
         }
     }
     assert_eq!(tb.una_log, expect_una, "snd_una advances");
+    assert!(
+        tb.rtx_log.is_empty() && tb.err_log.is_empty(),
+        "no loss in this test"
+    );
     println!(
         "allowed {allowed}, refused: window {refused_win}, cwnd {refused_cwnd}, pacing {refused_pace}; \
          ACKs {} (ECE {eces}); final cwnd {}",
@@ -277,4 +308,657 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
     );
     assert!(allowed > 100 && refused_cwnd + refused_win > 0 && refused_pace > 0);
     assert!(!expect_una.is_empty());
+}
+
+/// The model's sender decisions for one connection, assembled from `metaroce_proto`'s parts exactly as
+/// `transport::metaroce::send` combines them (`on_ack`, `on_nack`, `on_timeout`, the gate of
+/// `poll_transmit` and `after_data_sent`). PROBEs are not part of the hardware and are left out; MR-REL-45's
+/// "declared PSNs wait" looks at the records (see the engine's docs).
+struct Oracle {
+    w: SendWindow,
+    rtt: RttEstimator,
+    cc: Nscc,
+    paths: PathSet,
+    rto_rtx: bool,
+    retries: u8,
+    retry_limit: u8,
+    rnr_until: u64,
+    rnr_count: u8,
+    rnr_retry: u8,
+    next_send_at: u64,
+    failed: bool,
+    /// PSNs declared lost, in order.
+    declared: Vec<u32>,
+}
+
+impl Oracle {
+    fn detect(&mut self, now: u64) {
+        let (srtt, reo) = (self.rtt.srtt(), self.rtt.reo_wnd());
+        let Oracle {
+            w,
+            paths,
+            cc,
+            declared,
+            ..
+        } = self;
+        w.detect_losses(now, srtt, reo, |psn, rec, _| {
+            declared.push(psn);
+            paths.recycle(rec.path, rec.ev, RecycleCause::Loss, now);
+            cc.on_loss(now);
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_ack(
+        &mut self,
+        now: u64,
+        cack: u32,
+        base: u32,
+        sack: &[u8; 32],
+        echo_ts: u32,
+        echo_ev: u16,
+        ece: bool,
+        dup: bool,
+    ) {
+        let sample = (now as u32).wrapping_sub(echo_ts) as u64;
+        let sample_ok = sample < (1 << 31);
+        if sample_ok {
+            self.rtt.on_sample(now, sample.max(1));
+        }
+        self.w.on_reordering_signal(now, self.rtt.srtt(), dup);
+        let rto = self.rtt.rto();
+        let paths = &mut self.paths;
+        let res = self.w.on_ack(now, cack, base, sack, rto, |pkt| {
+            if !ece {
+                paths.on_clean_ack(pkt.path, pkt.ev);
+            }
+        });
+        if res.invalid {
+            return;
+        }
+        if res.newly_acked > 0 {
+            self.rto_rtx = false;
+            self.retries = 0;
+        }
+        if res.cack_advanced {
+            self.rnr_count = 0;
+        }
+        self.paths.set_srtt(self.rtt.srtt());
+        if ece {
+            let ev = port_to_ev(echo_ev);
+            if let Some(idx) = self.paths.index_of(ev) {
+                self.paths.recycle(idx, ev, RecycleCause::Ece, now);
+            }
+        }
+        if res.newly_acked > 0 || ece {
+            self.cc
+                .on_ack(now, res.acked_bytes, sample_ok.then_some(sample), ece);
+        }
+        self.detect(now);
+    }
+
+    fn on_nack(&mut self, now: u64, psn: u32, trim: bool, echo: u32, aux: u32) {
+        let ok = if trim {
+            self.w.get(psn).is_some_and(|r| r.sent as u32 == echo) && !self.w.is_acked(psn)
+        } else {
+            self.w.get(psn).is_some() && !self.w.is_acked(psn)
+        };
+        if !ok {
+            return;
+        }
+        if let Some(rec) = self.w.mark_lost(psn) {
+            self.declared.push(psn);
+            if trim {
+                self.paths
+                    .recycle(rec.path, rec.ev, RecycleCause::Trim, now);
+                self.cc.on_nack_trim(now);
+            } else {
+                if now >= self.rnr_until {
+                    self.rnr_count = self.rnr_count.saturating_add(1);
+                }
+                self.rnr_until = now + u64::from(aux.max(1)) * 1000;
+                if self.rnr_count > self.rnr_retry {
+                    self.failed = true;
+                }
+            }
+        }
+    }
+
+    fn deadline(&self) -> Option<u64> {
+        if self.failed {
+            return None;
+        }
+        match (self.w.rto_deadline, self.w.rack_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_timeout(&mut self, now: u64) {
+        if self.w.rack_deadline.is_some_and(|t| t <= now) {
+            self.detect(now);
+        }
+        if self.w.rto_deadline.is_some_and(|t| t <= now) {
+            self.retries = self.retries.saturating_add(1);
+            if self.retries > self.retry_limit {
+                self.failed = true;
+                return;
+            }
+            let rto = self.rtt.rto();
+            let Oracle {
+                w, paths, declared, ..
+            } = self;
+            w.on_rto(now, rto, |psn, rec| {
+                declared.push(psn);
+                paths.recycle(rec.path, rec.ev, RecycleCause::Loss, now);
+            });
+            let una = self.w.una();
+            self.rto_rtx = (0..self.w.outstanding()).any(|i| {
+                let p = una.wrapping_add(i);
+                !self.w.is_acked(p) && self.w.get(p).is_some_and(|e| e.flags & F_LOST != 0)
+            });
+            self.rtt.on_timeout();
+            self.cc.on_timeout(now);
+            if self.w.outstanding() > 0 {
+                self.w.rto_deadline = Some(now + self.rtt.rto());
+            }
+        }
+    }
+
+    fn cwnd_allows(&self) -> bool {
+        let f = self.w.inflight_bytes();
+        f == 0 || f < self.cc.cwnd()
+    }
+
+    /// The gate's answer: (allow, retry_at, skip, path, ev); an allowed packet is also recorded as sent.
+    fn gate(&mut self, now: u64, psn: u32, rtx: bool, charged: u64) -> (bool, u32, bool, u8, u16) {
+        if self.failed {
+            return (false, 0, rtx, 0, 0);
+        }
+        if rtx {
+            let found =
+                self.w.get(psn).is_some_and(|e| e.flags & F_LOST != 0) && !self.w.is_acked(psn);
+            if !found {
+                return (false, 0, true, 0, 0);
+            }
+            if now < self.rnr_until {
+                return (false, self.rnr_until as u32, false, 0, 0);
+            }
+            let cwnd_ok = self.rto_rtx || self.cwnd_allows();
+            let pace_ok = now >= self.next_send_at;
+            if !(cwnd_ok && pace_ok) {
+                let retry = if cwnd_ok { self.next_send_at as u32 } else { 0 };
+                return (false, retry, false, 0, 0);
+            }
+            // MR-REL-43: the lost queue yields this PSN next (acknowledged ones are skipped).
+            loop {
+                let p = self.w.pop_lost().expect("declared PSN queued");
+                if p == psn {
+                    break;
+                }
+                assert!(
+                    self.w.is_acked(p),
+                    "retransmission order: got {psn}, queue has {p}"
+                );
+            }
+            let rec = *self.w.get(psn).unwrap();
+            let (path, ev) = self.paths.choose(Some(rec.path), now);
+            self.rto_rtx = false;
+            let rto = self.rtt.rto();
+            self.w.on_retransmit(now, psn, path, ev, rto);
+            self.after_sent(now, u64::from(rec.len) + 64);
+            (true, 0, false, path, ev)
+        } else {
+            assert_eq!(psn, self.w.nxt());
+            let win_ok = self.w.outstanding() < 256;
+            let cwnd_ok = self.cwnd_allows();
+            let pace_ok = now >= self.next_send_at;
+            if !(win_ok && cwnd_ok && pace_ok) {
+                let retry = if win_ok && cwnd_ok {
+                    self.next_send_at as u32
+                } else {
+                    0
+                };
+                return (false, retry, false, 0, 0);
+            }
+            let (path, ev) = self.paths.choose(None, now);
+            let rto = self.rtt.rto();
+            self.w.on_send(
+                now,
+                SentPkt {
+                    len: (charged - 64) as u32,
+                    path,
+                    ev,
+                    ..Default::default()
+                },
+                rto,
+            );
+            self.after_sent(now, charged);
+            (true, 0, false, path, ev)
+        }
+    }
+
+    fn after_sent(&mut self, now: u64, bytes: u64) {
+        self.cc.on_send(now, bytes);
+        let gap = self.cc.pacing_gap_ns(bytes);
+        self.next_send_at = if gap == 0 { 0 } else { now + gap };
+    }
+}
+
+/// The engine against [`Oracle`] on a lossy exchange: new packets and retransmissions asked at the gate in
+/// the order the engine declares them (MR-REL-43), ACKs that lose some packets and SACK later ones (holes:
+/// time and distance rules MR-REL-36..38, DUP MR-REL-59, ECE MR-PATH-2), NACKs TRIMMED with current and
+/// stale echoes (MR-REL-34, MR-REL-35) and RNR, and quiet periods in which the RACK timer (MR-REL-37) and the
+/// RTO (MR-REL-39, MR-REL-40, backoff, MR-REL-45, retry limit MR-REL-55) fire through the timer wheel. Every
+/// gate answer (allow, retry_at, skip, EV-set entry and EV, MR-PATH-3, MR-PATH-10), the PSNs declared lost
+/// (`m_axis_rtx_*`, in order) and the failure (`m_axis_err_*`) must equal the oracle's. Time jumps over a
+/// deadline land one tick after it (the wheel may fire up to one tick late, MR-REL-33). Seed: `REL_LOSS_SEED`
+/// (printed); steps: `REL_LOSS_STEPS` (default 400). A blackout at the end runs the RTO to the retry limit.
+#[test]
+fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
+    let seed = env("REL_LOSS_SEED", 0x1055_2026);
+    let steps = env("REL_LOSS_STEPS", 400);
+    println!("REL_LOSS_SEED={seed} REL_LOSS_STEPS={steps}");
+    let mut rng = Rng(seed);
+    let p = CcParams {
+        mtu: 1024,
+        line_rate_bps: 100_000_000_000,
+        base_rtt_ns: 4_000 + rng.below(4_000),
+        target_qdelay_ns: 2_000 + rng.below(2_000),
+        min_rtt_window_ns: 50_000,
+        ..CcParams::default()
+    };
+    let (rto_min, rto_init, rto_max) = (20_000u64, 200_000u64, 2_000_000u64);
+    let retry_limit = 3 + rng.below(4) as u8;
+    let rnr_retry = 2 + rng.below(4) as u8;
+    let reorder_distance = 16 + rng.below(8) as u32;
+    let conn = 3u64;
+    let isn = u32::MAX - 40 - rng.below(100) as u32;
+    let npaths = [1u8, 4, 8, 16][rng.below(4) as usize];
+    let pseed = rng.next() as u32;
+    let mut o = Oracle {
+        w: SendWindow::new(8, isn, reorder_distance),
+        rtt: RttEstimator::new(rto_min, rto_init, rto_max, p.min_rtt_window_ns),
+        cc: Nscc::new(&p),
+        paths: PathSet::new(npaths, u64::from(pseed)),
+        rto_rtx: false,
+        retries: 0,
+        retry_limit,
+        rnr_until: 0,
+        rnr_count: 0,
+        rnr_retry,
+        next_send_at: 0,
+        failed: false,
+        declared: vec![],
+    };
+    let mut u = Box::new(SenderEngine::new(2));
+    u.connect_all();
+    u.cfg_mtu.next = p.mtu.to_bits();
+    u.cfg_bdp.next = p.bdp_bytes().to_bits();
+    u.cfg_target_ns.next = p.target_qdelay_ns.to_bits();
+    u.cfg_base_rtt_ns.next = p.base_rtt_ns.to_bits();
+    u.cfg_min_rtt_window_ns.next = p.min_rtt_window_ns.to_bits();
+    u.cfg_line_rate_bps.next = p.line_rate_bps.to_bits();
+    u.cfg_rto_min_ns.next = rto_min.to_bits();
+    u.cfg_rto_init_ns.next = rto_init.to_bits();
+    u.cfg_rto_max_ns.next = rto_max.to_bits();
+    u.cfg_retry_limit.next = u64::from(retry_limit).to_bits();
+    u.cfg_rnr_retry.next = u64::from(rnr_retry).to_bits();
+    u.cfg_reorder_distance.next = u64::from(reorder_distance).to_bits();
+    u.m_axis_una_tready.next = true;
+    u.m_axis_rtx_tready.next = true;
+    u.m_axis_err_tready.next = true;
+    // Times cross 2^32 (deadlines are kept mod 2^32).
+    let mut now: u64 = (1 << 32) - 3_000_000 + rng.below(1_000_000);
+    u.now.next = now.to_bits();
+    let mut tb = Tb {
+        u,
+        una_log: vec![],
+        rtx_log: vec![],
+        err_log: vec![],
+    };
+    tb.u.rst.next = true;
+    tb.tick();
+    tb.u.rst.next = false;
+    tb.drain(1100);
+    let open = ConnOpen {
+        conn: conn.to_bits(),
+        isn: (isn as u64).to_bits(),
+        paths: u64::from(npaths).to_bits(),
+        seed: u64::from(pseed).to_bits(),
+        ..Default::default()
+    };
+    tb.push(
+        |u, v| {
+            u.s_axis_open_tdata.next = open;
+            u.s_axis_open_tvalid.next = v;
+        },
+        |u| u.s_axis_open_tready.val(),
+    );
+    tb.drain(20);
+    // PSNs the receiver holds (the ACKs' SACK state) and the PSNs of the declared queue taken so far.
+    let mut received: std::collections::BTreeSet<u32> = Default::default();
+    let mut rtx_taken = 0usize;
+    let (mut sent, mut rtx_sent, mut skipped, mut acks, mut nacks, mut fires) = (0, 0, 0, 0, 0, 0);
+    // Advances time; a jump over the oracle's deadline lands one tick (1024 ns) after it, and the oracle's
+    // timers run at that instant while the engine's wheel fires.
+    let trace = std::env::var("REL_LOSS_TRACE").is_ok();
+    let advance = |tb: &mut Tb, o: &mut Oracle, now: &mut u64, dt: u64, fires: &mut usize| {
+        let t0 = *now;
+        let mut t = *now + dt;
+        if let Some(d) = o.deadline() {
+            if d <= t {
+                t = t.max(((d >> 10) + 1) << 10);
+            }
+        }
+        *now = t;
+        tb.u.now.next = t.to_bits();
+        if o.deadline().is_some_and(|d| d <= t) {
+            if std::env::var("REL_LOSS_TRACE").is_ok() {
+                eprintln!(
+                    "  timers at {t}: rto {:?} rack {:?}",
+                    o.w.rto_deadline, o.w.rack_deadline
+                );
+            }
+            o.on_timeout(t);
+            *fires += 1;
+        }
+        // The wheel's cursor catches up one slot (tick) at a time.
+        tb.drain(200 + 4 * ((t - t0) >> 10) as usize);
+    };
+    for step in 0..steps {
+        if o.failed {
+            break;
+        }
+        let r = rng.below(100);
+        let ctx = format!("seed {seed} step {step}");
+        if trace {
+            eprintln!(
+                "step {step} r {r} now {now} una {} nxt {} declared {:?}",
+                o.w.una(),
+                o.w.nxt(),
+                o.declared.len()
+            );
+        }
+        if r < 55 {
+            // Retransmissions first (MR-REL-43), else a new packet.
+            let (psn, rtx) = if rtx_taken < tb.rtx_log.len() {
+                rtx_taken += 1;
+                (tb.rtx_log[rtx_taken - 1], true)
+            } else {
+                (o.w.nxt(), false)
+            };
+            let charged = if rtx {
+                o.w.get(psn).map_or(64, |e| u64::from(e.len) + 64)
+            } else {
+                64 + rng.below(1025)
+            };
+            let req = GateReq {
+                conn: conn.to_bits(),
+                psn: (psn as u64).to_bits(),
+                charged: charged.to_bits(),
+                rtx,
+            };
+            let want = o.gate(now, psn, rtx, charged);
+            let got = tb.gate_full(req);
+            let got_t = (
+                got.allow,
+                got.retry_at.to_u64() as u32,
+                got.skip,
+                got.path.to_u64() as u8,
+                got.ev.to_u64() as u16,
+            );
+            assert_eq!(got_t, want, "gate psn {psn} rtx {rtx}, {ctx}");
+            if rtx && !got.allow && !got.skip {
+                // Refused: asked again later, in the same order.
+                rtx_taken -= 1;
+            }
+            skipped += usize::from(got.skip);
+            if got.allow {
+                sent += 1;
+                rtx_sent += usize::from(rtx);
+                let t = TxSent {
+                    conn: conn.to_bits(),
+                    psn: (psn as u64).to_bits(),
+                    ts: (now as u32 as u64).to_bits(),
+                    charged: charged.to_bits(),
+                    path: got.path.to_u64().to_bits(),
+                    ev: got.ev,
+                    rtx,
+                };
+                tb.push(
+                    |u, v| {
+                        u.s_axis_sent_tdata.next = t;
+                        u.s_axis_sent_tvalid.next = v;
+                    },
+                    |u| u.s_axis_sent_tready.val(),
+                );
+                // The network: most packets arrive.
+                if rng.below(10) < 8 {
+                    received.insert(psn);
+                }
+                tb.drain(60);
+            } else {
+                advance(
+                    &mut tb,
+                    &mut o,
+                    &mut now,
+                    200 + rng.below(3_000),
+                    &mut fires,
+                );
+            }
+        } else if r < 82 && o.w.outstanding() > 0 {
+            // An ACK: CACK = first PSN not received, SACK of the received ones above it; its echo is the
+            // latest transmission of a received PSN.
+            advance(
+                &mut tb,
+                &mut o,
+                &mut now,
+                500 + rng.below(6_000),
+                &mut fires,
+            );
+            let mut cack = o.w.una();
+            while received.contains(&cack) && cack != o.w.nxt() {
+                cack = cack.wrapping_add(1);
+            }
+            let mut sack = [0u8; 32];
+            let mut bits = Bits::<256>::default();
+            let base = cack;
+            for i in 0..256u32 {
+                let q = base.wrapping_add(i);
+                if received.contains(&q) && o.w.get(q).is_some() {
+                    sack[(i / 8) as usize] |= 1 << (i % 8);
+                    bits = bits.replace_bit(i as usize, true);
+                }
+            }
+            let cands: Vec<u32> = received
+                .iter()
+                .copied()
+                .filter(|&q| o.w.get(q).is_some())
+                .collect();
+            let (echo, echo_ev) = if cands.is_empty() {
+                ((now as u32).wrapping_sub(1 << 31), 0)
+            } else {
+                let q = cands[rng.below(cands.len() as u64) as usize];
+                let e = o.w.get(q).unwrap();
+                (e.sent as u32, e.ev)
+            };
+            let ece = rng.below(6) == 0;
+            let dup = rng.below(12) == 0;
+            o.on_ack(now, cack, base, &sack, echo, echo_ev, ece, dup);
+            let flags = if ece { 0x80u64 } else { 0 } | if dup { 0x40 } else { 0 };
+            let ack = PktMeta {
+                conn: conn.to_bits(),
+                ptype: 2u64.to_bits(),
+                psn: (cack as u64).to_bits(),
+                sack_base: (base as u64).to_bits(),
+                sack: bits,
+                echo_ts: (echo as u64).to_bits(),
+                echo_ev: (0xC000 | u64::from(echo_ev)).to_bits(),
+                aflags: flags.to_bits(),
+                ..Default::default()
+            };
+            tb.push(
+                |u, v| {
+                    u.s_axis_fb_tdata.next = ack;
+                    u.s_axis_fb_tvalid.next = v;
+                },
+                |u| u.s_axis_fb_tready.val(),
+            );
+            tb.drain(300);
+            received.retain(|&q| o.w.get(q).is_some());
+            acks += 1;
+        } else if r < 90 && o.w.outstanding() > 0 {
+            // A NACK: TRIMMED (current or stale echo) or RNR, for an outstanding PSN.
+            let psn =
+                o.w.una()
+                    .wrapping_add(rng.below(u64::from(o.w.outstanding())) as u32);
+            let trim = rng.below(5) != 0;
+            let cur = o.w.get(psn).map_or(0, |e| e.sent as u32);
+            let echo = if rng.below(4) == 0 {
+                cur.wrapping_sub(7)
+            } else {
+                cur
+            };
+            let aux = rng.below(4) as u32;
+            o.on_nack(now, psn, trim, echo, aux);
+            let nack = PktMeta {
+                conn: conn.to_bits(),
+                ptype: 3u64.to_bits(),
+                psn: (psn as u64).to_bits(),
+                code: (if trim { 1u64 } else { 3 }).to_bits(),
+                echo_ts: (echo as u64).to_bits(),
+                aux: (aux as u64).to_bits(),
+                ..Default::default()
+            };
+            tb.push(
+                |u, v| {
+                    u.s_axis_fb_tdata.next = nack;
+                    u.s_axis_fb_tvalid.next = v;
+                },
+                |u| u.s_axis_fb_tready.val(),
+            );
+            tb.drain(120);
+            nacks += 1;
+        } else {
+            // A quiet period: timers fire.
+            let dt = [2_000, 20_000, 300_000][rng.below(3) as usize];
+            advance(&mut tb, &mut o, &mut now, rng.below(dt), &mut fires);
+        }
+        assert_eq!(tb.rtx_log, o.declared, "declared PSNs, {ctx}");
+        let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
+        assert_eq!(tb.err_log, want_err, "failure, {ctx}");
+    }
+    // A blackout: nothing comes back any more. Each RTO expiry declares the outstanding PSNs lost, their
+    // retransmissions leave and are lost too, until the retry limit fails the connection (MR-REL-55).
+    let mut rounds = 0;
+    while !o.failed && rounds < 8 * usize::from(retry_limit) + 16 {
+        rounds += 1;
+        if o.w.outstanding() == 0 {
+            // Something to lose: a new packet when the gate allows it.
+            let psn = o.w.nxt();
+            let want = o.gate(now, psn, false, 128);
+            let got = tb.gate_full(GateReq {
+                conn: conn.to_bits(),
+                psn: (psn as u64).to_bits(),
+                charged: 128u64.to_bits(),
+                rtx: false,
+            });
+            assert_eq!(
+                (
+                    got.allow,
+                    got.retry_at.to_u64() as u32,
+                    got.path.to_u64() as u8,
+                    got.ev.to_u64() as u16
+                ),
+                (want.0, want.1, want.3, want.4),
+                "blackout: new packet, seed {seed}"
+            );
+            if got.allow {
+                let t = TxSent {
+                    conn: conn.to_bits(),
+                    psn: (psn as u64).to_bits(),
+                    ts: (now as u32 as u64).to_bits(),
+                    charged: 128u64.to_bits(),
+                    path: got.path.to_u64().to_bits(),
+                    ev: got.ev,
+                    rtx: false,
+                };
+                tb.push(
+                    |u, v| {
+                        u.s_axis_sent_tdata.next = t;
+                        u.s_axis_sent_tvalid.next = v;
+                    },
+                    |u| u.s_axis_sent_tready.val(),
+                );
+                tb.drain(60);
+                sent += 1;
+            } else {
+                advance(&mut tb, &mut o, &mut now, 5_000, &mut fires);
+            }
+            continue;
+        }
+        while rtx_taken < tb.rtx_log.len() && !o.failed {
+            let psn = tb.rtx_log[rtx_taken];
+            let charged = o.w.get(psn).map_or(64, |e| u64::from(e.len) + 64);
+            let want = o.gate(now, psn, true, charged);
+            let got = tb.gate_full(GateReq {
+                conn: conn.to_bits(),
+                psn: (psn as u64).to_bits(),
+                charged: charged.to_bits(),
+                rtx: true,
+            });
+            let got_t = (
+                got.allow,
+                got.retry_at.to_u64() as u32,
+                got.skip,
+                got.path.to_u64() as u8,
+                got.ev.to_u64() as u16,
+            );
+            assert_eq!(got_t, want, "blackout gate psn {psn}, seed {seed}");
+            if !got.allow && !got.skip {
+                break;
+            }
+            rtx_taken += 1;
+            if got.allow {
+                rtx_sent += 1;
+                let t = TxSent {
+                    conn: conn.to_bits(),
+                    psn: (psn as u64).to_bits(),
+                    ts: (now as u32 as u64).to_bits(),
+                    charged: charged.to_bits(),
+                    path: got.path.to_u64().to_bits(),
+                    ev: got.ev,
+                    rtx: true,
+                };
+                tb.push(
+                    |u, v| {
+                        u.s_axis_sent_tdata.next = t;
+                        u.s_axis_sent_tvalid.next = v;
+                    },
+                    |u| u.s_axis_sent_tready.val(),
+                );
+                tb.drain(60);
+            }
+        }
+        let d = o.deadline().map_or(0, |d| d.saturating_sub(now));
+        advance(&mut tb, &mut o, &mut now, d + 1, &mut fires);
+        assert_eq!(
+            tb.rtx_log, o.declared,
+            "blackout: declared PSNs, seed {seed}"
+        );
+    }
+    assert!(o.failed, "the retry limit ends the blackout, seed {seed}");
+    let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
+    assert_eq!(
+        tb.err_log, want_err,
+        "failure after the blackout, seed {seed}"
+    );
+    println!(
+        "{sent} sent ({rtx_sent} retransmissions, {skipped} skipped), {acks} ACKs, {nacks} NACKs, \
+         {fires} timer instants, {} declared lost, failed {}",
+        o.declared.len(),
+        o.failed
+    );
+    assert!(sent > 50 && rtx_sent > 5 && acks > 20 && nacks > 5 && fires > 0);
 }

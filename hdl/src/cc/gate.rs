@@ -123,6 +123,7 @@ impl Logic for GateUnit {
         self.r.d.next.ev = self.ev.val();
         self.r.d.next.path = self.path.val();
         self.r.d.next.retry_at = self.k_zero32.val();
+        self.r.d.next.skip = false;
         if self.win_ok.val() && self.cwnd_ok.val() && !self.pace_ok.val() {
             self.r.d.next.retry_at = self.next_tx.val();
         }

@@ -1,23 +1,40 @@
-//! ACK processing and the per-PSN sender state (MR-REL-20..25): per-connection `snd_una` / `snd_nxt` /
-//! in-flight bytes, the per-PSN records of [`crate::rel::psn_state`] updated by transmissions (`TxSent`) and
-//! by received ACKs (cumulative ack, then SACK bits for PSNs in `(snd_una, snd_nxt)`), exactly as
-//! `metaroce_proto::transport::loss::SendWindow::{on_send, on_retransmit, on_ack}`.
+//! ACK processing, the per-PSN sender state and loss detection (MR-REL-20..25, MR-REL-32..39): per-connection
+//! `snd_una` / `snd_nxt` / in-flight bytes, the per-PSN records of [`crate::rel::psn_state`] updated by
+//! transmissions (`TxSent`), by received ACKs (cumulative ack, then SACK bits for PSNs in `(snd_una, snd_nxt)`),
+//! by NACKs and by the loss rules of [`crate::rel::loss_detect`], exactly as
+//! `metaroce_proto::transport::loss::SendWindow::{on_send, on_retransmit, on_ack, mark_lost, detect_losses,
+//! on_rto}`.
 //!
-//! Commands (one at a time; priority open > sent > ack):
+//! Commands (one at a time; priority open > sent > ack > command):
 //! * `s_axis_open_*` ([`ConnOpen`]): `snd_una = snd_nxt = isn`, nothing in flight (`SendWindow::new`).
 //! * `s_axis_sent_*` ([`TxSent`]): a new PSN (`rtx = 0`, `psn` = `snd_nxt`): its record (TS, charged bytes,
-//!   path, in flight), `snd_nxt + 1`, `inflight += charged` (`on_send`); a retransmission of a PSN in
-//!   `[snd_una, snd_nxt)`: TS, path, retransmitted flag, and back in flight (`on_retransmit`).
+//!   entry index and EV, in flight), `snd_nxt + 1`, `inflight += charged` (`on_send`); a retransmission of a
+//!   PSN in `[snd_una, snd_nxt)`: TS, entry and EV, retransmitted flag, no longer declared, and back in flight
+//!   (`on_retransmit`, with `pop_lost`'s clearing of the lost flag).
 //! * `s_axis_ack_*` ([`PktMeta`] of an ACK, `conn` resolved): `psn` = CACK, `sack_base`, `sack`. A CACK beyond
 //!   `snd_nxt` is invalid (ignored, reported). Every newly acknowledged PSN (cumulatively or selectively,
 //!   counted once) adds its payload (`charged - 64`) to `acked_bytes` and leaves the in-flight bytes; the
 //!   result ([`AckRes`]) goes to congestion control, and an advance of `snd_una` is reported on `m_axis_una_*`
 //!   ([`UnaUpdate`]) in the same cycle as the result. The highest acknowledged PSN and the latest TS of a
-//!   newly acknowledged packet (RACK, MR-REL-36) are kept in the connection state for loss detection.
+//!   newly acknowledged packet (RACK, MR-REL-36) are kept in the connection state for loss detection. For an
+//!   ACK without ECE (aflags bit 7) the entry index and EV of every newly acknowledged PSN go out on
+//!   `m_axis_clean_*` ([`LaneWord`], PSN order) so the EV set can reuse them (MR-PATH-3).
+//! * `s_axis_cmd_*` ([`LossCmd`]) → `m_axis_cres_*` ([`LossRes`]):
+//!   * [`CMD_DETECT`]: a detection run over `[snd_una, hi_acked)` (rules b and c); the declared PSNs go out on
+//!     `m_axis_lost_*` ([`LaneWord`], increasing PSN order, cause [`CAUSE_LOSS`]) and the result carries their
+//!     count and the earliest pending RACK deadline (MR-REL-37).
+//!   * [`CMD_RTO`]: a timeout run over `[snd_una, snd_nxt)` (rule d); the result says whether declared PSNs
+//!     still wait for their retransmission (MR-REL-45) and whether anything is outstanding.
+//!   * [`CMD_NACK`]: a NACK TRIMMED whose echo is the TS of the PSN's latest transmission (MR-REL-34, MR-REL-35)
+//!     or an RNR declares an outstanding, unacknowledged, not yet declared PSN lost (cause [`CAUSE_TRIM`] /
+//!     [`CAUSE_NONE`]); anything else changes nothing (MR-REL-50).
+//!   * [`CMD_PEEK`]: is the PSN still to be retransmitted, and on which entry was it last sent.
 //!
 //! Timing: open 2 cycles, sent 4, ACK `words + 5` cycles where `words` (<= 65) is the number of 4-PSN RAM
-//! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle); one idle cycle follows every command so the next
-//! command reads the RAM after the write (no forwarding needed: commands are serialised).
+//! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle), a run `words + 5`, a NACK or look-up 5; the clean and
+//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. One idle cycle
+//! follows every command so the next command reads the RAM after the write (no forwarding needed: commands are
+//! serialised).
 //!
 //! Differences from the model: TS comparisons for RACK are 32-bit serial (the model compares 64-bit times);
 //! in-flight bytes are 32 bits and decremented once per ACK by the sum (the model saturates per packet; equal
@@ -25,6 +42,7 @@
 
 use crate::common::ram::SdpRam;
 use crate::records::{PktMeta, TxSent};
+use crate::rel::loss_detect::LossLane;
 use crate::rel::psn_state::{PsnAddr, PsnWord, SackAlign, ALIGNED_BITS};
 use crate::rel::records::{ConnOpen, UnaUpdate};
 use rust_hdl::prelude::*;
@@ -70,6 +88,74 @@ pub mod rec {
         pub hi: Bits<30>,
     }
 
+    /// A loss-detection or record command (`s_axis_cmd_*`; `op` one of the `CMD_*` constants).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct LossCmd {
+        /// Connection.
+        pub conn: ConnIdx,
+        /// Operation.
+        pub op: Bits<2>,
+        /// Peek / NACK: the PSN.
+        pub psn: Bits<32>,
+        /// NACK TRIMMED: the echoed TS (MR-REL-35).
+        pub echo_ts: Bits<32>,
+        /// NACK: TRIMMED (1) or RNR (0).
+        pub trim: Bit,
+        /// Current time, ns mod 2^32.
+        pub now32: Bits<32>,
+        /// Detection: `srtt + reo_mult * reo_wnd` (ns).
+        pub srtt_reo: Bits<32>,
+        /// Detection: `min(reo_mult * reorder_distance, 256)`.
+        pub distance: Bits<32>,
+        /// Timeout run: the effective timeout (ns).
+        pub rto: Bits<32>,
+    }
+
+    /// The result of a [`LossCmd`] (`m_axis_cres_*`).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct LossRes {
+        /// Connection.
+        pub conn: ConnIdx,
+        /// Peek: the PSN is outstanding, unacknowledged and declared lost; NACK: it was declared lost now.
+        pub found: Bit,
+        /// Peek / NACK: the record's EV-set entry index.
+        pub path: Bits<8>,
+        /// Peek / NACK: the record's EV.
+        pub ev: Bits<14>,
+        /// Detection / timeout run: PSNs declared lost.
+        pub nlost: Bits<16>,
+        /// Detection: a RACK deadline is pending (MR-REL-37).
+        pub rack_armed: Bit,
+        /// Detection: the earliest pending RACK deadline (ns mod 2^32).
+        pub rack_at: Bits<32>,
+        /// Timeout run: some outstanding PSN is declared and not yet retransmitted.
+        pub queued: Bit,
+        /// Something is outstanding (`snd_una != snd_nxt`).
+        pub outstanding: Bit,
+    }
+
+    /// Up to four PSN records of one RAM word (lane k = PSN `psn + k`): the lost PSNs of a run
+    /// (`m_axis_lost_*`) or the PSNs newly acknowledged by an ACK without ECE (`m_axis_clean_*`).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct LaneWord {
+        /// Connection.
+        pub conn: ConnIdx,
+        /// PSN of lane 0 (a multiple of 4).
+        pub psn: Bits<32>,
+        /// Lanes present.
+        pub mask: Bits<4>,
+        /// Lost words: why (`CAUSE_*`); clean words: 0.
+        pub cause: Bits<2>,
+        pub p0: Bits<8>,
+        pub e0: Bits<14>,
+        pub p1: Bits<8>,
+        pub e1: Bits<14>,
+        pub p2: Bits<8>,
+        pub e2: Bits<14>,
+        pub p3: Bits<8>,
+        pub e3: Bits<14>,
+    }
+
     /// Send-side state of one connection (161 bits).
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct ConnSnd {
@@ -82,7 +168,22 @@ pub mod rec {
     }
 }
 
-pub use rec::{AckRes, ConnSnd, PsnSplit, Zx16};
+pub use rec::{AckRes, ConnSnd, LaneWord, LossCmd, LossRes, PsnSplit, Zx16};
+
+/// Command: loss detection run, rules (b) and (c) (MR-REL-36..38).
+pub const CMD_DETECT: u64 = 0;
+/// Command: timeout run, rule (d) (MR-REL-39).
+pub const CMD_RTO: u64 = 1;
+/// Command: look a PSN's record up (is it still to be retransmitted, on which entry was it sent).
+pub const CMD_PEEK: u64 = 2;
+/// Command: a NACK TRIMMED (MR-REL-34, MR-REL-35) or RNR for a PSN.
+pub const CMD_NACK: u64 = 3;
+/// Lost word cause: no path recycle (RNR).
+pub const CAUSE_NONE: u64 = 0;
+/// Lost word cause: trimmed (the entry is recycled, MR-PATH-2).
+pub const CAUSE_TRIM: u64 = 1;
+/// Lost word cause: declared lost by time, distance or timeout (recycled, and exploration frozen, MR-PATH-18).
+pub const CAUSE_LOSS: u64 = 2;
 
 /// One lane (PSN) of the ACK scan: combinational.
 #[derive(LogicBlock)]
@@ -232,6 +333,30 @@ pub struct AckProc {
     pub m_axis_una_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_una_tready: Signal<In, Bit>,
+    /// Loss-detection / record command.
+    pub s_axis_cmd_tdata: Signal<In, LossCmd>,
+    /// Valid.
+    pub s_axis_cmd_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_cmd_tready: Signal<Out, Bit>,
+    /// Command result.
+    pub m_axis_cres_tdata: Signal<Out, LossRes>,
+    /// Valid.
+    pub m_axis_cres_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_cres_tready: Signal<In, Bit>,
+    /// PSNs declared lost, in increasing PSN order per run.
+    pub m_axis_lost_tdata: Signal<Out, LaneWord>,
+    /// Valid.
+    pub m_axis_lost_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_lost_tready: Signal<In, Bit>,
+    /// PSNs newly acknowledged by an ACK without ECE, in increasing PSN order.
+    pub m_axis_clean_tdata: Signal<Out, LaneWord>,
+    /// Valid.
+    pub m_axis_clean_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_clean_tready: Signal<In, Bit>,
     /// Tap of the connection-state write port: a connection's state is written this cycle (open, sent, ACK).
     pub st_wr_en: Signal<Out, Bit>,
     /// The connection written.
@@ -245,9 +370,71 @@ pub struct AckProc {
     lane1: AckLane,
     lane2: AckLane,
     lane3: AckLane,
+    dlane0: LossLane,
+    dlane1: LossLane,
+    dlane2: LossLane,
+    dlane3: LossLane,
     state: DFF<Bits<4>>,
     conn: DFF<Bits<16>>,
     st: DFF<ConnSnd>,
+    cmd: DFF<LossCmd>,
+    ece: DFF<Bit>,
+    cres_pend: DFF<Bit>,
+    lost_pend: DFF<Bit>,
+    clean_pend: DFF<Bit>,
+    lost_w: DFF<LaneWord>,
+    clean_w: DFF<LaneWord>,
+    nlost: DFF<Bits<16>>,
+    rk_armed: DFF<Bit>,
+    rk_at: DFF<Bits<32>>,
+    queued: DFF<Bit>,
+    found: DFF<Bit>,
+    fpath: DFF<Bits<8>>,
+    fev: DFF<Bits<14>>,
+    lw_l: Signal<Local, LaneWord>,
+    cw_l: Signal<Local, LaneWord>,
+    lost_space: Signal<Local, Bit>,
+    clean_space: Signal<Local, Bit>,
+    rl_ts: Signal<Local, Bits<32>>,
+    rl_c: Signal<Local, Bits<16>>,
+    rl_p: Signal<Local, Bits<8>>,
+    rl_e: Signal<Local, Bits<14>>,
+    rl_i: Signal<Local, Bit>,
+    rl_l: Signal<Local, Bit>,
+    rl_a: Signal<Local, Bit>,
+    rl_in: Signal<Local, Bit>,
+    rl_ok: Signal<Local, Bit>,
+    rl_zx: Signal<Local, Zx16>,
+    rl_c32: Signal<Local, Bits<32>>,
+    pb_l: Signal<Local, PsnSplit>,
+    nd0: Signal<Local, Bits<16>>,
+    nd1: Signal<Local, Bits<16>>,
+    nd2: Signal<Local, Bits<16>>,
+    nd3: Signal<Local, Bits<16>>,
+    ddec: Signal<Local, Bits<32>>,
+    ra1: Signal<Local, Bit>,
+    rt1: Signal<Local, Bits<32>>,
+    ra2: Signal<Local, Bit>,
+    rt2: Signal<Local, Bits<32>>,
+    ra3: Signal<Local, Bit>,
+    rt3: Signal<Local, Bits<32>>,
+    ra4: Signal<Local, Bit>,
+    rt4: Signal<Local, Bits<32>>,
+    det_cnt: Signal<Local, Bits<32>>,
+    dm0: Signal<Local, Bits<4>>,
+    dm1: Signal<Local, Bits<4>>,
+    dm2: Signal<Local, Bits<4>>,
+    dm3: Signal<Local, Bits<4>>,
+    cm0: Signal<Local, Bits<4>>,
+    cm1: Signal<Local, Bits<4>>,
+    cm2: Signal<Local, Bits<4>>,
+    cm3: Signal<Local, Bits<4>>,
+    nm: Signal<Local, Bits<4>>,
+    k_b0: Constant<Bits<4>>,
+    k_b1: Constant<Bits<4>>,
+    k_b2: Constant<Bits<4>>,
+    k_b3: Constant<Bits<4>>,
+    k_one16b: Constant<Bits<16>>,
     una_new: DFF<Bits<32>>,
     cack: DFF<Bits<32>>,
     sack_base: DFF<Bits<32>>,
@@ -302,6 +489,19 @@ pub struct AckProc {
     s_ack_fin: Constant<Bits<4>>,
     s_ack_out: Constant<Bits<4>>,
     s_gap: Constant<Bits<4>>,
+    s_cmd_rd: Constant<Bits<4>>,
+    s_rec: Constant<Bits<4>>,
+    s_det_align: Constant<Bits<4>>,
+    s_det_scan: Constant<Bits<4>>,
+    s_det_fin: Constant<Bits<4>>,
+    s_cres_out: Constant<Bits<4>>,
+    k_op_rto: Constant<Bits<2>>,
+    k_op_peek: Constant<Bits<2>>,
+    k_op_nack: Constant<Bits<2>>,
+    k_cause_none: Constant<Bits<2>>,
+    k_cause_trim: Constant<Bits<2>>,
+    k_cause_loss: Constant<Bits<2>>,
+    k_zero4: Constant<Bits<4>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
     k_four32: Constant<Bits<32>>,
@@ -341,6 +541,18 @@ impl AckProc {
             m_axis_una_tdata: Default::default(),
             m_axis_una_tvalid: Default::default(),
             m_axis_una_tready: Default::default(),
+            s_axis_cmd_tdata: Default::default(),
+            s_axis_cmd_tvalid: Default::default(),
+            s_axis_cmd_tready: Default::default(),
+            m_axis_cres_tdata: Default::default(),
+            m_axis_cres_tvalid: Default::default(),
+            m_axis_cres_tready: Default::default(),
+            m_axis_lost_tdata: Default::default(),
+            m_axis_lost_tvalid: Default::default(),
+            m_axis_lost_tready: Default::default(),
+            m_axis_clean_tdata: Default::default(),
+            m_axis_clean_tvalid: Default::default(),
+            m_axis_clean_tready: Default::default(),
             st_wr_en: Default::default(),
             st_wr_conn: Default::default(),
             st_wr: Default::default(),
@@ -351,9 +563,71 @@ impl AckProc {
             lane1: Default::default(),
             lane2: Default::default(),
             lane3: Default::default(),
+            dlane0: Default::default(),
+            dlane1: Default::default(),
+            dlane2: Default::default(),
+            dlane3: Default::default(),
             state: Default::default(),
             conn: Default::default(),
             st: Default::default(),
+            cmd: Default::default(),
+            ece: Default::default(),
+            cres_pend: Default::default(),
+            lost_pend: Default::default(),
+            clean_pend: Default::default(),
+            lost_w: Default::default(),
+            clean_w: Default::default(),
+            nlost: Default::default(),
+            rk_armed: Default::default(),
+            rk_at: Default::default(),
+            queued: Default::default(),
+            found: Default::default(),
+            fpath: Default::default(),
+            fev: Default::default(),
+            lw_l: Default::default(),
+            cw_l: Default::default(),
+            lost_space: Default::default(),
+            clean_space: Default::default(),
+            rl_ts: Default::default(),
+            rl_c: Default::default(),
+            rl_p: Default::default(),
+            rl_e: Default::default(),
+            rl_i: Default::default(),
+            rl_l: Default::default(),
+            rl_a: Default::default(),
+            rl_in: Default::default(),
+            rl_ok: Default::default(),
+            rl_zx: Default::default(),
+            rl_c32: Default::default(),
+            pb_l: Default::default(),
+            nd0: Default::default(),
+            nd1: Default::default(),
+            nd2: Default::default(),
+            nd3: Default::default(),
+            ddec: Default::default(),
+            ra1: Default::default(),
+            rt1: Default::default(),
+            ra2: Default::default(),
+            rt2: Default::default(),
+            ra3: Default::default(),
+            rt3: Default::default(),
+            ra4: Default::default(),
+            rt4: Default::default(),
+            det_cnt: Default::default(),
+            dm0: Default::default(),
+            dm1: Default::default(),
+            dm2: Default::default(),
+            dm3: Default::default(),
+            cm0: Default::default(),
+            cm1: Default::default(),
+            cm2: Default::default(),
+            cm3: Default::default(),
+            nm: Default::default(),
+            k_b0: Constant::new(1u64.to_bits()),
+            k_b1: Constant::new(2u64.to_bits()),
+            k_b2: Constant::new(4u64.to_bits()),
+            k_b3: Constant::new(8u64.to_bits()),
+            k_one16b: Constant::new(1u64.to_bits()),
             una_new: Default::default(),
             cack: Default::default(),
             sack_base: Default::default(),
@@ -408,6 +682,19 @@ impl AckProc {
             s_ack_fin: Constant::new(6u64.to_bits()),
             s_ack_out: Constant::new(7u64.to_bits()),
             s_gap: Constant::new(8u64.to_bits()),
+            s_cmd_rd: Constant::new(9u64.to_bits()),
+            s_rec: Constant::new(10u64.to_bits()),
+            s_det_align: Constant::new(11u64.to_bits()),
+            s_det_scan: Constant::new(12u64.to_bits()),
+            s_det_fin: Constant::new(13u64.to_bits()),
+            s_cres_out: Constant::new(14u64.to_bits()),
+            k_op_rto: Constant::new(CMD_RTO.to_bits()),
+            k_op_peek: Constant::new(CMD_PEEK.to_bits()),
+            k_op_nack: Constant::new(CMD_NACK.to_bits()),
+            k_cause_none: Constant::new(CAUSE_NONE.to_bits()),
+            k_cause_trim: Constant::new(CAUSE_TRIM.to_bits()),
+            k_cause_loss: Constant::new(CAUSE_LOSS.to_bits()),
+            k_zero4: Constant::new(0u64.to_bits()),
             k_zero32: Constant::new(0u64.to_bits()),
             k_one32: Constant::new(1u64.to_bits()),
             k_four32: Constant::new(4u64.to_bits()),
@@ -432,7 +719,9 @@ impl Logic for AckProc {
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn, st, una_new, cack, sack_base, sack, invalid, adv, sent, cnt,
-            widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend, una_pend
+            widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend, una_pend, cmd,
+            ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost, rk_armed, rk_at, queued,
+            found, fpath, fev
         );
         self.conn_ram.clk.next = self.clk.val();
         self.psn_ram.clk.next = self.clk.val();
@@ -460,6 +749,7 @@ impl Logic for AckProc {
         self.word_l.next.t0 = self.psn_ram.rd_data.val().t0;
         self.word_l.next.c0 = self.psn_ram.rd_data.val().c0;
         self.word_l.next.p0 = self.psn_ram.rd_data.val().p0;
+        self.word_l.next.e0 = self.psn_ram.rd_data.val().e0;
         self.word_l.next.i0 = self.psn_ram.rd_data.val().i0;
         self.word_l.next.l0 = self.psn_ram.rd_data.val().l0;
         self.word_l.next.a0 = self.psn_ram.rd_data.val().a0;
@@ -467,6 +757,7 @@ impl Logic for AckProc {
         self.word_l.next.t1 = self.psn_ram.rd_data.val().t1;
         self.word_l.next.c1 = self.psn_ram.rd_data.val().c1;
         self.word_l.next.p1 = self.psn_ram.rd_data.val().p1;
+        self.word_l.next.e1 = self.psn_ram.rd_data.val().e1;
         self.word_l.next.i1 = self.psn_ram.rd_data.val().i1;
         self.word_l.next.l1 = self.psn_ram.rd_data.val().l1;
         self.word_l.next.a1 = self.psn_ram.rd_data.val().a1;
@@ -474,6 +765,7 @@ impl Logic for AckProc {
         self.word_l.next.t2 = self.psn_ram.rd_data.val().t2;
         self.word_l.next.c2 = self.psn_ram.rd_data.val().c2;
         self.word_l.next.p2 = self.psn_ram.rd_data.val().p2;
+        self.word_l.next.e2 = self.psn_ram.rd_data.val().e2;
         self.word_l.next.i2 = self.psn_ram.rd_data.val().i2;
         self.word_l.next.l2 = self.psn_ram.rd_data.val().l2;
         self.word_l.next.a2 = self.psn_ram.rd_data.val().a2;
@@ -481,6 +773,7 @@ impl Logic for AckProc {
         self.word_l.next.t3 = self.psn_ram.rd_data.val().t3;
         self.word_l.next.c3 = self.psn_ram.rd_data.val().c3;
         self.word_l.next.p3 = self.psn_ram.rd_data.val().p3;
+        self.word_l.next.e3 = self.psn_ram.rd_data.val().e3;
         self.word_l.next.i3 = self.psn_ram.rd_data.val().i3;
         self.word_l.next.l3 = self.psn_ram.rd_data.val().l3;
         self.word_l.next.a3 = self.psn_ram.rd_data.val().a3;
@@ -490,6 +783,7 @@ impl Logic for AckProc {
         self.s_axis_ack_tready.next = false;
         self.psn_l.next = self.sent.q.val().psn;
         self.nw_l.next = self.k_zero32.val();
+        self.det_cnt.next = self.k_zero32.val();
         self.dec_sum.next = self.lane0.dec.val()
             + self.lane1.dec.val()
             + self.lane2.dec.val()
@@ -610,6 +904,249 @@ impl Logic for AckProc {
             }
             self.any4.next = true;
         }
+        // Loss-detection lanes (detection and timeout runs).
+        self.dlane0.psn.next = self.lane0.psn.val();
+        self.dlane1.psn.next = self.lane1.psn.val();
+        self.dlane2.psn.next = self.lane2.psn.val();
+        self.dlane3.psn.next = self.lane3.psn.val();
+        self.dlane0.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
+        self.dlane0.una.next = self.st.q.val().una;
+        self.dlane0.nxt.next = self.st.q.val().nxt;
+        self.dlane0.hi.next = self.st.q.val().highest;
+        self.dlane0.rack_ts.next = self.st.q.val().rack_ts;
+        self.dlane0.now32.next = self.cmd.q.val().now32;
+        self.dlane0.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane0.distance.next = self.cmd.q.val().distance;
+        self.dlane0.rto.next = self.cmd.q.val().rto;
+        self.dlane0.ts.next = self.psn_ram.rd_data.val().t0;
+        self.dlane0.charged.next = self.psn_ram.rd_data.val().c0;
+        self.dlane0.inflight.next = self.psn_ram.rd_data.val().i0;
+        self.dlane0.acked.next = self.psn_ram.rd_data.val().a0;
+        self.dlane0.lost.next = self.psn_ram.rd_data.val().l0;
+        self.dlane1.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
+        self.dlane1.una.next = self.st.q.val().una;
+        self.dlane1.nxt.next = self.st.q.val().nxt;
+        self.dlane1.hi.next = self.st.q.val().highest;
+        self.dlane1.rack_ts.next = self.st.q.val().rack_ts;
+        self.dlane1.now32.next = self.cmd.q.val().now32;
+        self.dlane1.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane1.distance.next = self.cmd.q.val().distance;
+        self.dlane1.rto.next = self.cmd.q.val().rto;
+        self.dlane1.ts.next = self.psn_ram.rd_data.val().t1;
+        self.dlane1.charged.next = self.psn_ram.rd_data.val().c1;
+        self.dlane1.inflight.next = self.psn_ram.rd_data.val().i1;
+        self.dlane1.acked.next = self.psn_ram.rd_data.val().a1;
+        self.dlane1.lost.next = self.psn_ram.rd_data.val().l1;
+        self.dlane2.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
+        self.dlane2.una.next = self.st.q.val().una;
+        self.dlane2.nxt.next = self.st.q.val().nxt;
+        self.dlane2.hi.next = self.st.q.val().highest;
+        self.dlane2.rack_ts.next = self.st.q.val().rack_ts;
+        self.dlane2.now32.next = self.cmd.q.val().now32;
+        self.dlane2.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane2.distance.next = self.cmd.q.val().distance;
+        self.dlane2.rto.next = self.cmd.q.val().rto;
+        self.dlane2.ts.next = self.psn_ram.rd_data.val().t2;
+        self.dlane2.charged.next = self.psn_ram.rd_data.val().c2;
+        self.dlane2.inflight.next = self.psn_ram.rd_data.val().i2;
+        self.dlane2.acked.next = self.psn_ram.rd_data.val().a2;
+        self.dlane2.lost.next = self.psn_ram.rd_data.val().l2;
+        self.dlane3.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
+        self.dlane3.una.next = self.st.q.val().una;
+        self.dlane3.nxt.next = self.st.q.val().nxt;
+        self.dlane3.hi.next = self.st.q.val().highest;
+        self.dlane3.rack_ts.next = self.st.q.val().rack_ts;
+        self.dlane3.now32.next = self.cmd.q.val().now32;
+        self.dlane3.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane3.distance.next = self.cmd.q.val().distance;
+        self.dlane3.rto.next = self.cmd.q.val().rto;
+        self.dlane3.ts.next = self.psn_ram.rd_data.val().t3;
+        self.dlane3.charged.next = self.psn_ram.rd_data.val().c3;
+        self.dlane3.inflight.next = self.psn_ram.rd_data.val().i3;
+        self.dlane3.acked.next = self.psn_ram.rd_data.val().a3;
+        self.dlane3.lost.next = self.psn_ram.rd_data.val().l3;
+        self.ddec.next = self.dlane0.dec.val()
+            + self.dlane1.dec.val()
+            + self.dlane2.dec.val()
+            + self.dlane3.dec.val();
+        self.nd0.next = self.k_zero16.val();
+        self.dm0.next = self.k_zero4.val();
+        if self.dlane0.declare.val() {
+            self.nd0.next = self.k_one16b.val();
+            self.dm0.next = self.k_b0.val();
+        }
+        self.cm0.next = self.k_zero4.val();
+        if self.lane0.hit.val() && !self.ece.q.val() {
+            self.cm0.next = self.k_b0.val();
+        }
+        self.nd1.next = self.k_zero16.val();
+        self.dm1.next = self.k_zero4.val();
+        if self.dlane1.declare.val() {
+            self.nd1.next = self.k_one16b.val();
+            self.dm1.next = self.k_b1.val();
+        }
+        self.cm1.next = self.k_zero4.val();
+        if self.lane1.hit.val() && !self.ece.q.val() {
+            self.cm1.next = self.k_b1.val();
+        }
+        self.nd2.next = self.k_zero16.val();
+        self.dm2.next = self.k_zero4.val();
+        if self.dlane2.declare.val() {
+            self.nd2.next = self.k_one16b.val();
+            self.dm2.next = self.k_b2.val();
+        }
+        self.cm2.next = self.k_zero4.val();
+        if self.lane2.hit.val() && !self.ece.q.val() {
+            self.cm2.next = self.k_b2.val();
+        }
+        self.nd3.next = self.k_zero16.val();
+        self.dm3.next = self.k_zero4.val();
+        if self.dlane3.declare.val() {
+            self.nd3.next = self.k_one16b.val();
+            self.dm3.next = self.k_b3.val();
+        }
+        self.cm3.next = self.k_zero4.val();
+        if self.lane3.hit.val() && !self.ece.q.val() {
+            self.cm3.next = self.k_b3.val();
+        }
+        // The earliest pending RACK deadline (serial minimum), lane by lane.
+        self.ra1.next = self.rk_armed.q.val();
+        self.rt1.next = self.rk_at.q.val();
+        if self.dlane0.pend.val()
+            && (!self.rk_armed.q.val()
+                || (self.dlane0.deadline.val() - self.rk_at.q.val()) >= self.k_half.val())
+        {
+            self.ra1.next = true;
+            self.rt1.next = self.dlane0.deadline.val();
+        }
+        self.ra2.next = self.ra1.val();
+        self.rt2.next = self.rt1.val();
+        if self.dlane1.pend.val()
+            && (!self.ra1.val()
+                || (self.dlane1.deadline.val() - self.rt1.val()) >= self.k_half.val())
+        {
+            self.ra2.next = true;
+            self.rt2.next = self.dlane1.deadline.val();
+        }
+        self.ra3.next = self.ra2.val();
+        self.rt3.next = self.rt2.val();
+        if self.dlane2.pend.val()
+            && (!self.ra2.val()
+                || (self.dlane2.deadline.val() - self.rt2.val()) >= self.k_half.val())
+        {
+            self.ra3.next = true;
+            self.rt3.next = self.dlane2.deadline.val();
+        }
+        self.ra4.next = self.ra3.val();
+        self.rt4.next = self.rt3.val();
+        if self.dlane3.pend.val()
+            && (!self.ra3.val()
+                || (self.dlane3.deadline.val() - self.rt3.val()) >= self.k_half.val())
+        {
+            self.ra4.next = true;
+            self.rt4.next = self.dlane3.deadline.val();
+        }
+        // Lost and clean words.
+        self.lw_l.next.conn = self.conn.q.val();
+        self.lw_l.next.psn = self.scan_psn.q.val();
+        self.lw_l.next.mask = self.dm0.val() | self.dm1.val() | self.dm2.val() | self.dm3.val();
+        self.lw_l.next.cause = self.k_cause_loss.val();
+        self.cw_l.next.conn = self.conn.q.val();
+        self.cw_l.next.psn = self.scan_psn.q.val();
+        self.cw_l.next.mask = self.cm0.val() | self.cm1.val() | self.cm2.val() | self.cm3.val();
+        self.cw_l.next.cause = self.k_cause_none.val();
+        self.lw_l.next.p0 = self.psn_ram.rd_data.val().p0;
+        self.lw_l.next.e0 = self.psn_ram.rd_data.val().e0;
+        self.cw_l.next.p0 = self.psn_ram.rd_data.val().p0;
+        self.cw_l.next.e0 = self.psn_ram.rd_data.val().e0;
+        self.lw_l.next.p1 = self.psn_ram.rd_data.val().p1;
+        self.lw_l.next.e1 = self.psn_ram.rd_data.val().e1;
+        self.cw_l.next.p1 = self.psn_ram.rd_data.val().p1;
+        self.cw_l.next.e1 = self.psn_ram.rd_data.val().e1;
+        self.lw_l.next.p2 = self.psn_ram.rd_data.val().p2;
+        self.lw_l.next.e2 = self.psn_ram.rd_data.val().e2;
+        self.cw_l.next.p2 = self.psn_ram.rd_data.val().p2;
+        self.cw_l.next.e2 = self.psn_ram.rd_data.val().e2;
+        self.lw_l.next.p3 = self.psn_ram.rd_data.val().p3;
+        self.lw_l.next.e3 = self.psn_ram.rd_data.val().e3;
+        self.cw_l.next.p3 = self.psn_ram.rd_data.val().p3;
+        self.cw_l.next.e3 = self.psn_ram.rd_data.val().e3;
+        // The record of a peeked / nacked PSN (lane psn[1:0]).
+        self.rl_ts.next = self.psn_ram.rd_data.val().t0;
+        self.rl_c.next = self.psn_ram.rd_data.val().c0;
+        self.rl_p.next = self.psn_ram.rd_data.val().p0;
+        self.rl_e.next = self.psn_ram.rd_data.val().e0;
+        self.rl_i.next = self.psn_ram.rd_data.val().i0;
+        self.rl_l.next = self.psn_ram.rd_data.val().l0;
+        self.rl_a.next = self.psn_ram.rd_data.val().a0;
+        self.nm.next = self.k_b0.val();
+        if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_l1.val() {
+            self.rl_ts.next = self.psn_ram.rd_data.val().t1;
+            self.rl_c.next = self.psn_ram.rd_data.val().c1;
+            self.rl_p.next = self.psn_ram.rd_data.val().p1;
+            self.rl_e.next = self.psn_ram.rd_data.val().e1;
+            self.rl_i.next = self.psn_ram.rd_data.val().i1;
+            self.rl_l.next = self.psn_ram.rd_data.val().l1;
+            self.rl_a.next = self.psn_ram.rd_data.val().a1;
+            self.nm.next = self.k_b1.val();
+        }
+        if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_l2.val() {
+            self.rl_ts.next = self.psn_ram.rd_data.val().t2;
+            self.rl_c.next = self.psn_ram.rd_data.val().c2;
+            self.rl_p.next = self.psn_ram.rd_data.val().p2;
+            self.rl_e.next = self.psn_ram.rd_data.val().e2;
+            self.rl_i.next = self.psn_ram.rd_data.val().i2;
+            self.rl_l.next = self.psn_ram.rd_data.val().l2;
+            self.rl_a.next = self.psn_ram.rd_data.val().a2;
+            self.nm.next = self.k_b2.val();
+        }
+        if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_l3.val() {
+            self.rl_ts.next = self.psn_ram.rd_data.val().t3;
+            self.rl_c.next = self.psn_ram.rd_data.val().c3;
+            self.rl_p.next = self.psn_ram.rd_data.val().p3;
+            self.rl_e.next = self.psn_ram.rd_data.val().e3;
+            self.rl_i.next = self.psn_ram.rd_data.val().i3;
+            self.rl_l.next = self.psn_ram.rd_data.val().l3;
+            self.rl_a.next = self.psn_ram.rd_data.val().a3;
+            self.nm.next = self.k_b3.val();
+        }
+        self.rl_zx.next.lo = self.rl_c.val();
+        self.rl_zx.next.hi = self.k_zero16.val();
+        self.rl_c32.next = self.rl_zx.val().into();
+        self.pb_l.next.lo2 = self.k_zero2.val();
+        self.pb_l.next.hi = self.cmd.q.val().psn.get_bits::<30>(2);
+        self.rl_in.next = (self.cmd.q.val().psn - self.st.q.val().una)
+            < (self.st.q.val().nxt - self.st.q.val().una);
+        self.rl_ok.next = self.rl_in.val()
+            && !self.rl_a.val()
+            && !self.rl_l.val()
+            && (!self.cmd.q.val().trim || self.rl_ts.val() == self.cmd.q.val().echo_ts);
+        self.s_axis_cmd_tready.next = false;
+        self.m_axis_cres_tvalid.next = self.cres_pend.q.val();
+        self.m_axis_cres_tdata.next.conn = self.conn.q.val();
+        self.m_axis_cres_tdata.next.found = self.found.q.val();
+        self.m_axis_cres_tdata.next.path = self.fpath.q.val();
+        self.m_axis_cres_tdata.next.ev = self.fev.q.val();
+        self.m_axis_cres_tdata.next.nlost = self.nlost.q.val();
+        self.m_axis_cres_tdata.next.rack_armed = self.rk_armed.q.val();
+        self.m_axis_cres_tdata.next.rack_at = self.rk_at.q.val();
+        self.m_axis_cres_tdata.next.queued = self.queued.q.val();
+        self.m_axis_cres_tdata.next.outstanding = self.st.q.val().una != self.st.q.val().nxt;
+        self.m_axis_lost_tvalid.next = self.lost_pend.q.val();
+        self.m_axis_lost_tdata.next = self.lost_w.q.val();
+        self.m_axis_clean_tvalid.next = self.clean_pend.q.val();
+        self.m_axis_clean_tdata.next = self.clean_w.q.val();
+        if self.m_axis_cres_tready.val() {
+            self.cres_pend.d.next = false;
+        }
+        if self.m_axis_lost_tready.val() {
+            self.lost_pend.d.next = false;
+        }
+        if self.m_axis_clean_tready.val() {
+            self.clean_pend.d.next = false;
+        }
+        self.lost_space.next = !self.lost_pend.q.val() || self.m_axis_lost_tready.val();
+        self.clean_space.next = !self.clean_pend.q.val() || self.m_axis_clean_tready.val();
         // Outputs.
         self.m_axis_res_tvalid.next = self.res_pend.q.val();
         self.m_axis_una_tvalid.next = self.una_pend.q.val();
@@ -656,8 +1193,16 @@ impl Logic for AckProc {
                 self.cack.d.next = self.s_axis_ack_tdata.val().psn;
                 self.sack_base.d.next = self.s_axis_ack_tdata.val().sack_base;
                 self.sack.d.next = self.s_axis_ack_tdata.val().sack;
+                self.ece.d.next = self.s_axis_ack_tdata.val().aflags.get_bit(7);
                 self.conn_ram.rd_addr.next = self.s_axis_ack_tdata.val().conn;
                 self.state.d.next = self.s_ack_rd.val();
+            } else if self.s_axis_cmd_tvalid.val() {
+                self.s_axis_cmd_tready.next = true;
+                self.conn.d.next = self.s_axis_cmd_tdata.val().conn;
+                self.cmd.d.next = self.s_axis_cmd_tdata.val();
+                self.conn_ram.rd_addr.next = self.s_axis_cmd_tdata.val().conn;
+                self.widx.d.next = self.s_axis_cmd_tdata.val().psn.get_bits::<6>(2);
+                self.state.d.next = self.s_cmd_rd.val();
             }
         } else if self.state.q.val() == self.s_sent_rd.val() {
             // The connection state is on rd_data; read the PSN's word.
@@ -676,6 +1221,7 @@ impl Logic for AckProc {
                     self.word_l.next.t0 = self.sent.q.val().ts;
                     self.word_l.next.c0 = self.sent.q.val().charged;
                     self.word_l.next.p0 = self.sent.q.val().path;
+                    self.word_l.next.e0 = self.sent.q.val().ev;
                     self.word_l.next.i0 = true;
                     self.word_l.next.l0 = false;
                     self.word_l.next.a0 = false;
@@ -684,6 +1230,7 @@ impl Logic for AckProc {
                     self.word_l.next.t1 = self.sent.q.val().ts;
                     self.word_l.next.c1 = self.sent.q.val().charged;
                     self.word_l.next.p1 = self.sent.q.val().path;
+                    self.word_l.next.e1 = self.sent.q.val().ev;
                     self.word_l.next.i1 = true;
                     self.word_l.next.l1 = false;
                     self.word_l.next.a1 = false;
@@ -692,6 +1239,7 @@ impl Logic for AckProc {
                     self.word_l.next.t2 = self.sent.q.val().ts;
                     self.word_l.next.c2 = self.sent.q.val().charged;
                     self.word_l.next.p2 = self.sent.q.val().path;
+                    self.word_l.next.e2 = self.sent.q.val().ev;
                     self.word_l.next.i2 = true;
                     self.word_l.next.l2 = false;
                     self.word_l.next.a2 = false;
@@ -700,6 +1248,7 @@ impl Logic for AckProc {
                     self.word_l.next.t3 = self.sent.q.val().ts;
                     self.word_l.next.c3 = self.sent.q.val().charged;
                     self.word_l.next.p3 = self.sent.q.val().path;
+                    self.word_l.next.e3 = self.sent.q.val().ev;
                     self.word_l.next.i3 = true;
                     self.word_l.next.l3 = false;
                     self.word_l.next.a3 = false;
@@ -714,7 +1263,9 @@ impl Logic for AckProc {
                 if self.psn_l.val().get_bits::<2>(0) == self.k_zero2.val() {
                     self.word_l.next.t0 = self.sent.q.val().ts;
                     self.word_l.next.p0 = self.sent.q.val().path;
+                    self.word_l.next.e0 = self.sent.q.val().ev;
                     self.word_l.next.r0 = true;
+                    self.word_l.next.l0 = false;
                     self.word_l.next.i0 = true;
                     if !self.psn_ram.rd_data.val().i0 {
                         self.st_l.next.inflight = self.st.q.val().inflight + self.rtx_c32.val();
@@ -722,7 +1273,9 @@ impl Logic for AckProc {
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l1.val() {
                     self.word_l.next.t1 = self.sent.q.val().ts;
                     self.word_l.next.p1 = self.sent.q.val().path;
+                    self.word_l.next.e1 = self.sent.q.val().ev;
                     self.word_l.next.r1 = true;
+                    self.word_l.next.l1 = false;
                     self.word_l.next.i1 = true;
                     if !self.psn_ram.rd_data.val().i1 {
                         self.st_l.next.inflight = self.st.q.val().inflight + self.rtx_c32.val();
@@ -730,7 +1283,9 @@ impl Logic for AckProc {
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l2.val() {
                     self.word_l.next.t2 = self.sent.q.val().ts;
                     self.word_l.next.p2 = self.sent.q.val().path;
+                    self.word_l.next.e2 = self.sent.q.val().ev;
                     self.word_l.next.r2 = true;
+                    self.word_l.next.l2 = false;
                     self.word_l.next.i2 = true;
                     if !self.psn_ram.rd_data.val().i2 {
                         self.st_l.next.inflight = self.st.q.val().inflight + self.rtx_c32.val();
@@ -738,7 +1293,9 @@ impl Logic for AckProc {
                 } else {
                     self.word_l.next.t3 = self.sent.q.val().ts;
                     self.word_l.next.p3 = self.sent.q.val().path;
+                    self.word_l.next.e3 = self.sent.q.val().ev;
                     self.word_l.next.r3 = true;
+                    self.word_l.next.l3 = false;
                     self.word_l.next.i3 = true;
                     if !self.psn_ram.rd_data.val().i3 {
                         self.st_l.next.inflight = self.st.q.val().inflight + self.rtx_c32.val();
@@ -780,41 +1337,50 @@ impl Logic for AckProc {
                 self.state.d.next = self.s_ack_scan.val();
             }
         } else if self.state.q.val() == self.s_ack_scan.val() {
-            // One word: its 4 PSNs through the lanes, written back; the next word's read is issued.
-            self.psn_ram.wr_en.next = true;
-            self.word_l.next.i0 = self.lane0.inflight_out.val();
-            self.word_l.next.a0 = self.lane0.acked_out.val();
-            self.word_l.next.l0 = self.lane0.lost_out.val();
-            self.word_l.next.i1 = self.lane1.inflight_out.val();
-            self.word_l.next.a1 = self.lane1.acked_out.val();
-            self.word_l.next.l1 = self.lane1.lost_out.val();
-            self.word_l.next.i2 = self.lane2.inflight_out.val();
-            self.word_l.next.a2 = self.lane2.acked_out.val();
-            self.word_l.next.l2 = self.lane2.lost_out.val();
-            self.word_l.next.i3 = self.lane3.inflight_out.val();
-            self.word_l.next.a3 = self.lane3.acked_out.val();
-            self.word_l.next.l3 = self.lane3.lost_out.val();
-            self.acc_newly.d.next = self.acc_newly.q.val()
-                + self.lane0.cnt.val()
-                + self.lane1.cnt.val()
-                + self.lane2.cnt.val()
-                + self.lane3.cnt.val();
-            self.acc_bytes.d.next = self.acc_bytes.q.val()
-                + self.lane0.bytes.val()
-                + self.lane1.bytes.val()
-                + self.lane2.bytes.val()
-                + self.lane3.bytes.val();
-            self.acc_dec.d.next = self.acc_dec.q.val() + self.dec_sum.val();
-            self.st.d.next.highest = self.hi4.val();
-            self.st.d.next.any_acked = self.any4.val();
-            self.st.d.next.rack_ts = self.rk4.val();
-            self.sr.d.next = self.sr.q.val() >> 4;
-            self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
-            self.prev_addr.d.next = self.addr_l.val().into();
-            self.widx.d.next = self.widx.q.val() + self.k_one6.val();
-            self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
-            if self.cnt.q.val() == self.k_one8.val() {
-                self.state.d.next = self.s_ack_fin.val();
+            // One word: its 4 PSNs through the lanes, written back; the next word's read is issued. While the
+            // clean-word output is full, the word is read again and nothing changes.
+            if !self.clean_space.val() {
+                self.psn_ram.rd_addr.next = self.prev_addr.q.val();
+            } else {
+                self.psn_ram.wr_en.next = true;
+                if self.cw_l.val().mask != self.k_zero4.val() {
+                    self.clean_pend.d.next = true;
+                    self.clean_w.d.next = self.cw_l.val();
+                }
+                self.word_l.next.i0 = self.lane0.inflight_out.val();
+                self.word_l.next.a0 = self.lane0.acked_out.val();
+                self.word_l.next.l0 = self.lane0.lost_out.val();
+                self.word_l.next.i1 = self.lane1.inflight_out.val();
+                self.word_l.next.a1 = self.lane1.acked_out.val();
+                self.word_l.next.l1 = self.lane1.lost_out.val();
+                self.word_l.next.i2 = self.lane2.inflight_out.val();
+                self.word_l.next.a2 = self.lane2.acked_out.val();
+                self.word_l.next.l2 = self.lane2.lost_out.val();
+                self.word_l.next.i3 = self.lane3.inflight_out.val();
+                self.word_l.next.a3 = self.lane3.acked_out.val();
+                self.word_l.next.l3 = self.lane3.lost_out.val();
+                self.acc_newly.d.next = self.acc_newly.q.val()
+                    + self.lane0.cnt.val()
+                    + self.lane1.cnt.val()
+                    + self.lane2.cnt.val()
+                    + self.lane3.cnt.val();
+                self.acc_bytes.d.next = self.acc_bytes.q.val()
+                    + self.lane0.bytes.val()
+                    + self.lane1.bytes.val()
+                    + self.lane2.bytes.val()
+                    + self.lane3.bytes.val();
+                self.acc_dec.d.next = self.acc_dec.q.val() + self.dec_sum.val();
+                self.st.d.next.highest = self.hi4.val();
+                self.st.d.next.any_acked = self.any4.val();
+                self.st.d.next.rack_ts = self.rk4.val();
+                self.sr.d.next = self.sr.q.val() >> 4;
+                self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
+                self.prev_addr.d.next = self.addr_l.val().into();
+                self.widx.d.next = self.widx.q.val() + self.k_one6.val();
+                self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
+                if self.cnt.q.val() == self.k_one8.val() {
+                    self.state.d.next = self.s_ack_fin.val();
+                }
             }
         } else if self.state.q.val() == self.s_ack_fin.val() {
             self.st_l.next.una = self.una_new.q.val();
@@ -829,13 +1395,155 @@ impl Logic for AckProc {
             self.res_pend.d.next = true;
             self.una_pend.d.next = self.adv.q.val();
             self.state.d.next = self.s_gap.val();
+        } else if self.state.q.val() == self.s_cmd_rd.val() {
+            // The connection state is on rd_data; a peek / NACK reads the PSN's word, a run its range.
+            self.st.d.next = self.rd_st.val();
+            self.prev_addr.d.next = self.addr_l.val().into();
+            self.nlost.d.next = self.k_zero16.val();
+            self.rk_armed.d.next = false;
+            self.rk_at.d.next = self.k_zero32.val();
+            self.queued.d.next = false;
+            self.found.d.next = false;
+            self.acc_dec.d.next = self.k_zero32.val();
+            self.scan_psn.d.next = self.base32.val();
+            if self.cmd.q.val().op == self.k_op_peek.val()
+                || self.cmd.q.val().op == self.k_op_nack.val()
+            {
+                self.state.d.next = self.s_rec.val();
+            } else {
+                self.widx.d.next = self.rd_st.val().una.get_bits::<6>(2);
+                self.state.d.next = self.s_det_align.val();
+                if self.cmd.q.val().op == self.k_op_rto.val() {
+                    // [snd_una, snd_nxt).
+                    self.nw_l.next = self.rd_st.val().nxt - self.k_one32.val() - self.base32.val();
+                    self.cnt.d.next = self.nw_l.val().get_bits::<8>(2) + self.k_one8.val();
+                    if self.rd_st.val().nxt == self.rd_st.val().una {
+                        self.cnt.d.next = self.k_zero8.val();
+                    }
+                } else {
+                    // [snd_una, hi_acked), when something was acknowledged and snd_una < hi_acked.
+                    self.det_cnt.next =
+                        self.rd_st.val().highest - self.k_one32.val() - self.base32.val();
+                    self.cnt.d.next = self.det_cnt.val().get_bits::<8>(2) + self.k_one8.val();
+                    if !self.rd_st.val().any_acked
+                        || self.rd_st.val().highest == self.rd_st.val().una
+                        || (self.rd_st.val().highest - self.rd_st.val().una) >= self.k_half.val()
+                    {
+                        self.cnt.d.next = self.k_zero8.val();
+                    }
+                }
+            }
+        } else if self.state.q.val() == self.s_rec.val() {
+            // The PSN's word is on rd_data.
+            self.fpath.d.next = self.rl_p.val();
+            self.fev.d.next = self.rl_e.val();
+            if self.cmd.q.val().op == self.k_op_peek.val() {
+                // Still to be retransmitted: outstanding, unacknowledged, declared.
+                self.found.d.next = self.rl_in.val() && !self.rl_a.val() && self.rl_l.val();
+                self.state.d.next = self.s_cres_out.val();
+            } else if !self.rl_ok.val() {
+                // A stale NACK (MR-REL-35, MR-REL-50) or a PSN already declared: nothing changes.
+                self.state.d.next = self.s_cres_out.val();
+            } else if self.lost_space.val() {
+                // mark_lost: lost, out of flight.
+                self.found.d.next = true;
+                self.psn_ram.wr_en.next = true;
+                if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_zero2.val() {
+                    self.word_l.next.l0 = true;
+                    self.word_l.next.i0 = false;
+                } else if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_l1.val() {
+                    self.word_l.next.l1 = true;
+                    self.word_l.next.i1 = false;
+                } else if self.cmd.q.val().psn.get_bits::<2>(0) == self.k_l2.val() {
+                    self.word_l.next.l2 = true;
+                    self.word_l.next.i2 = false;
+                } else {
+                    self.word_l.next.l3 = true;
+                    self.word_l.next.i3 = false;
+                }
+                if self.rl_i.val() {
+                    self.st_l.next.inflight = self.k_zero32.val();
+                    if self.st.q.val().inflight >= self.rl_c32.val() {
+                        self.st_l.next.inflight = self.st.q.val().inflight - self.rl_c32.val();
+                    }
+                }
+                self.st.d.next = self.st_l.val();
+                self.conn_ram.wr_en.next = true;
+                self.lost_pend.d.next = true;
+                self.lost_w.d.next = self.lw_l.val();
+                self.lost_w.d.next.psn = self.pb_l.val().into();
+                self.lost_w.d.next.mask = self.nm.val();
+                self.lost_w.d.next.cause = self.k_cause_none.val();
+                if self.cmd.q.val().trim {
+                    self.lost_w.d.next.cause = self.k_cause_trim.val();
+                }
+                self.state.d.next = self.s_cres_out.val();
+            }
+        } else if self.state.q.val() == self.s_det_align.val() {
+            self.prev_addr.d.next = self.addr_l.val().into();
+            self.widx.d.next = self.widx.q.val() + self.k_one6.val();
+            self.state.d.next = self.s_det_scan.val();
+            if self.cnt.q.val() == self.k_zero8.val() {
+                self.state.d.next = self.s_det_fin.val();
+            }
+        } else if self.state.q.val() == self.s_det_scan.val() {
+            // One word through the loss lanes; stalls (re-reading the word) while the lost output is full.
+            if !self.lost_space.val() {
+                self.psn_ram.rd_addr.next = self.prev_addr.q.val();
+            } else {
+                self.psn_ram.wr_en.next = true;
+                self.word_l.next.i0 = self.dlane0.inflight_out.val();
+                self.word_l.next.l0 = self.dlane0.lost_out.val();
+                self.word_l.next.i1 = self.dlane1.inflight_out.val();
+                self.word_l.next.l1 = self.dlane1.lost_out.val();
+                self.word_l.next.i2 = self.dlane2.inflight_out.val();
+                self.word_l.next.l2 = self.dlane2.lost_out.val();
+                self.word_l.next.i3 = self.dlane3.inflight_out.val();
+                self.word_l.next.l3 = self.dlane3.lost_out.val();
+                self.acc_dec.d.next = self.acc_dec.q.val() + self.ddec.val();
+                self.nlost.d.next = self.nlost.q.val()
+                    + self.nd0.val()
+                    + self.nd1.val()
+                    + self.nd2.val()
+                    + self.nd3.val();
+                self.rk_armed.d.next = self.ra4.val();
+                self.rk_at.d.next = self.rt4.val();
+                self.queued.d.next = self.queued.q.val()
+                    || self.dlane0.queued.val()
+                    || self.dlane1.queued.val()
+                    || self.dlane2.queued.val()
+                    || self.dlane3.queued.val();
+                if self.lw_l.val().mask != self.k_zero4.val() {
+                    self.lost_pend.d.next = true;
+                    self.lost_w.d.next = self.lw_l.val();
+                }
+                self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
+                self.prev_addr.d.next = self.addr_l.val().into();
+                self.widx.d.next = self.widx.q.val() + self.k_one6.val();
+                self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
+                if self.cnt.q.val() == self.k_one8.val() {
+                    self.state.d.next = self.s_det_fin.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_det_fin.val() {
+            self.st_l.next.inflight = self.k_zero32.val();
+            if self.st.q.val().inflight >= self.acc_dec.q.val() {
+                self.st_l.next.inflight = self.st.q.val().inflight - self.acc_dec.q.val();
+            }
+            self.st.d.next = self.st_l.val();
+            self.conn_ram.wr_en.next = true;
+            self.state.d.next = self.s_cres_out.val();
+        } else if self.state.q.val() == self.s_cres_out.val() {
+            self.cres_pend.d.next = true;
+            self.state.d.next = self.s_gap.val();
         } else {
             // gap: wait until the results were taken.
-            if !self.res_pend.q.val() && !self.una_pend.q.val() {
+            if !self.res_pend.q.val() && !self.una_pend.q.val() && !self.cres_pend.q.val() {
                 self.state.d.next = self.s_idle.val();
             }
-            if self.m_axis_res_tready.val()
+            if (self.m_axis_res_tready.val() || !self.res_pend.q.val())
                 && (self.m_axis_una_tready.val() || !self.una_pend.q.val())
+                && (self.m_axis_cres_tready.val() || !self.cres_pend.q.val())
             {
                 self.state.d.next = self.s_idle.val();
             }
@@ -849,6 +1557,9 @@ impl Logic for AckProc {
             self.state.d.next = self.s_idle.val();
             self.res_pend.d.next = false;
             self.una_pend.d.next = false;
+            self.cres_pend.d.next = false;
+            self.lost_pend.d.next = false;
+            self.clean_pend.d.next = false;
         }
     }
 }

@@ -1,11 +1,14 @@
-//! Reliability: ACK and SACK processing, per-PSN sender state and the sender engine that joins them with
-//! congestion control and the gate. Loss detection, the retransmission-timer wheel, NACK processing and the EV
-//! set are not in this revision (`docs/hardware.md`, limitations).
+//! Reliability: ACK, SACK and NACK processing over the per-PSN sender state, loss detection, the
+//! retransmission-timer wheel, the EV set, and the sender engine that joins them with congestion control and
+//! the gate (spec sections 4, 5 and 6).
 
 pub mod ack_proc;
+pub mod loss_detect;
+pub mod path_select;
 pub mod psn_state;
 pub mod records;
 pub mod sender_engine;
+pub mod timer_wheel;
 
 use crate::blocks::BlockSpec;
 
@@ -13,6 +16,8 @@ use crate::blocks::BlockSpec;
 pub fn blocks() -> Vec<BlockSpec> {
     let mut v = Vec::new();
     v.extend(ack_proc::blocks());
+    v.extend(path_select::blocks());
     v.extend(sender_engine::blocks());
+    v.extend(timer_wheel::blocks());
     v
 }

@@ -1,13 +1,16 @@
 //! Per-PSN sender state (MR-REL-20..25, MR-REL-33): the layout of the block RAM that holds one record per
 //! outstanding PSN, and the SACK aligner that lines an ACK's bitmap up with that RAM's words.
 //!
-//! Layout: the hardware window is W = 256 PSNs per connection. A RAM word ([`PsnWord`], 240 bits) holds the
+//! Layout: the hardware window is W = 256 PSNs per connection. A RAM word ([`PsnWord`], 296 bits) holds the
 //! records of 4 consecutive PSNs (`psn[1:0]` = lane); the word address is `{conn, psn[7:2]}` (`conn_bits + 6`
-//! address bits), so a connection owns 64 words = 256 records = 1 920 bytes of RAM; at `conn_bits = 14` this is 30 Mbit (UltraRAM territory: a build with fewer
-//! sending connections reduces `conn_bits` of this RAM). A record (60 bits): TS of the latest transmission
-//! (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs it exact), charged bytes (16, payload + 64),
-//! EV-set entry index (8), and the flags in-flight, lost (MR-REL-43 queue), acknowledged (SACK bit) and
-//! retransmitted. Records outside `[snd_una, snd_nxt)` are stale and never read as valid: a new transmission
+//! address bits), so a connection owns 64 words = 256 records = 2 368 bytes of RAM; at `conn_bits = 14` this
+//! is 310 Mbit, more than an Alveo U55C's UltraRAM (270 Mbit): a build for 16K connections needs fewer sending
+//! connections (a smaller `conn_bits` for this RAM) or a smaller window. A
+//! record (74 bits): TS of the latest transmission (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs
+//! it exact), charged bytes (16, payload + 64), EV-set entry index (8) and EV (14) of the latest transmission
+//! (MR-REL-32; a path recycle or reuse names the EV, MR-PATH-3), and the flags in-flight, lost (declared and
+//! not yet retransmitted, MR-REL-43), acknowledged (SACK bit) and retransmitted. Records outside
+//! `[snd_una, snd_nxt)` are stale and never read as valid: a new transmission
 //! rewrites its record, and the ACK scan only touches PSNs in `[snd_una, snd_nxt)`.
 //!
 //! A scan of the window reads 4 records per cycle: at most 65 words (256 PSNs not aligned to 4), i.e. 65
@@ -24,13 +27,14 @@ pub mod rec {
     #![allow(missing_docs)]
     use rust_hdl::prelude::*;
 
-    /// Four consecutive PSN records (lane k = `psn[1:0]`): TS `tK`, charged bytes `cK`, path `pK`, flags
+    /// Four consecutive PSN records (lane k = `psn[1:0]`): TS `tK`, charged bytes `cK`, path `pK`, EV `eK`, flags
     /// in-flight `iK`, lost `lK`, acknowledged `aK`, retransmitted `rK`.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct PsnWord {
         pub t0: Bits<32>,
         pub c0: Bits<16>,
         pub p0: Bits<8>,
+        pub e0: Bits<14>,
         pub i0: Bit,
         pub l0: Bit,
         pub a0: Bit,
@@ -38,6 +42,7 @@ pub mod rec {
         pub t1: Bits<32>,
         pub c1: Bits<16>,
         pub p1: Bits<8>,
+        pub e1: Bits<14>,
         pub i1: Bit,
         pub l1: Bit,
         pub a1: Bit,
@@ -45,6 +50,7 @@ pub mod rec {
         pub t2: Bits<32>,
         pub c2: Bits<16>,
         pub p2: Bits<8>,
+        pub e2: Bits<14>,
         pub i2: Bit,
         pub l2: Bit,
         pub a2: Bit,
@@ -52,6 +58,7 @@ pub mod rec {
         pub t3: Bits<32>,
         pub c3: Bits<16>,
         pub p3: Bits<8>,
+        pub e3: Bits<14>,
         pub i3: Bit,
         pub l3: Bit,
         pub a3: Bit,

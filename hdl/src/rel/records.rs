@@ -34,6 +34,9 @@ pub struct GateResp {
     pub path: Bits<8>,
     /// When refused by pacing: the time (ns mod 2^32) at which it would pass; 0 = wait for an ACK.
     pub retry_at: Bits<32>,
+    /// A retransmission that is no longer needed (the PSN was acknowledged, or is no longer declared lost, or
+    /// the connection failed): the caller drops it (the model's `pop_lost` skipping it).
+    pub skip: Bit,
 }
 
 /// snd_una of a connection advanced (send completions, message-table release).

@@ -1,8 +1,11 @@
-//! The sender engine: the send side of one MetaRoCE endpoint's reliability and congestion control, joining
-//! ACK/SACK processing and the per-PSN sender state ([`AckProc`]), the RTT estimator ([`RttUnit`]), NSCC
-//! ([`NsccUnit`]) and the gate ([`GateUnit`]) (spec sections 4.5-4.9, 6.1-6.3).
+//! The sender engine: the send side of one MetaRoCE endpoint's reliability and congestion control. It joins
+//! ACK/SACK processing, the per-PSN sender state and loss detection ([`AckProc`] with
+//! [`crate::rel::loss_detect`]), the retransmission-timer wheel ([`TimerWheel`]), the EV set
+//! ([`PathSelect`]), the RTT estimator ([`RttUnit`]), NSCC ([`NsccUnit`]) and the gate ([`GateUnit`]) (spec
+//! sections 4.5-4.9, 5, 6.1-6.3), and makes the decisions of the model's `send.rs` (`on_ack`, `on_nack`,
+//! `on_timeout`, `poll_transmit`'s gate and path choice) in the same order.
 //!
-//! Ports (the interface to the transmit path, part C, and the receive path, part B):
+//! Ports (the interface to the transmit path and the receive path):
 //! * `s_axis_fb_*` ([`PktMeta`]): received ACK / NACK packets of our send direction, `conn` resolved, checks
 //!   passed.
 //! * `s_axis_sent_*` ([`TxSent`]): every DATA packet put on the wire (new or retransmission).
@@ -12,50 +15,83 @@
 //! * `s_axis_open_*` ([`ConnOpen`]): initialises a connection's send-side state.
 //! * `s_axis_ctxw_*` ([`CtxWrite`]): context writes (accepted and ignored: every per-connection field this
 //!   engine keeps is initialised by `s_axis_open_*`).
-//! * `m_axis_err_*` (`Bits<16>`, the connection index): the retry limit (MR-REL-55) of a connection was
-//!   exceeded; the connection's send direction stops.
+//! * `m_axis_err_*` (`Bits<16>`, the connection index): the retry limit (MR-REL-55) or the RNR retry limit of
+//!   a connection was exceeded; the connection's send direction stops (every later gate request is refused,
+//!   retransmissions with `skip`) until it is opened again.
 //! * `now` (ns), `cfg_*` static configuration (see the field docs), `clk`, `rst`.
 //!
-//! Operation: one command at a time, chosen in idle with the priority open > sent > feedback > gate request,
-//! each followed by one idle cycle, so a command always reads the state the previous one wrote (no forwarding
-//! is needed). Per-connection state: [`AckProc`]'s RAMs (snd_una / snd_nxt / in-flight bytes, the per-PSN
-//! records), a copy of its connection words for the gate (written from its write tap), and this engine's
-//! [`EngSt`] RAM (NSCC state, RTT estimator state, pacing release time, the MR-REL-45 flag), each
-//! `1 << conn_bits` words.
-//! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] = `cwnd = cfg_bdp` (MR-CC-7), no RTT
-//!   sample, no pacing. 2-3 cycles.
-//! * Sent: [`AckProc`] sent (new PSN: record, `snd_nxt + 1`, in flight), then NSCC's pacing gap for the charged
-//!   size (MR-CC-14): `next_tx = now + gap` when `gap != 0`, else no pacing (the model's
-//!   `next_send_at = if gap == 0 { 0 } else { now + gap }`). ~45 cycles.
-//! * ACK (`ptype` 2): RTT sample `s = now32 - echo_ts` (MR-REL-26; used when `s < 2^31`), [`AckProc`] ACK
-//!   processing (`m_axis_una_*` comes from it), the estimator's `on_sample(max(s, 1))` (before the validity
-//!   check, as the model does), then, for a valid ACK that newly acknowledged something or carries ECE (aflags
-//!   bit 7), NSCC `on_ack(now, acked bytes, sample, ece)` (MR-CC-4, MR-REL-24). `ACK words + ~60` cycles.
-//! * Gate request: the connection's state into [`GateUnit`] (window MR-REL-4, cwnd MR-CC-1 with MR-REL-45,
-//!   pacing MR-CC-2); once `now` has passed `next_tx`, pacing is disarmed in the RAM (see [`crate::cc::gate`]).
-//!   4 cycles; the response waits in a register until taken, and no new request is taken before.
+//! Operation: one command at a time, chosen in idle with the priority open > sent > feedback > timer > gate
+//! request, so a command always reads the state the previous one wrote (no forwarding is needed).
+//! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of
+//! [`AckProc`]'s connection words for the gate (written from its write tap), and this engine's [`EngSt`] RAM
+//! (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR counters, the
+//! reordering multiplier), each `1 << conn_bits` words.
+//! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] initial (`cwnd = cfg_bdp`, MR-CC-7;
+//!   `reo_mult = 1`), the EV set drawn from the open's seed (MR-PATH-1), the timer disarmed.
+//! * Sent: [`AckProc`] records the transmission (MR-REL-32); NSCC's pacing gap for the charged size (MR-CC-14);
+//!   the RTO is armed at `now + rto` if it was not (MR-REL-40).
+//! * ACK (`ptype` 2), as `send::on_ack`: the RTT sample (MR-REL-26); the reordering multiplier (MR-REL-59,
+//!   DUP = aflags bit 6); [`AckProc`]'s ACK processing, whose clean words (no ECE, aflags bit 7) make the
+//!   entries of the newly covered packets ready for reuse (MR-PATH-3); for a valid ACK: progress resets the
+//!   retry counter and the MR-REL-45 flag, a CACK advance re-arms the RTO (`now + rto`, or disarms it with
+//!   nothing outstanding, MR-REL-40) and resets the RNR counter; the EV set's freeze span (MR-PATH-18); an ECE
+//!   recycles the echoed EV's entry (MR-PATH-2); NSCC `on_ack` (MR-CC-4); then a detection run (rules b and c,
+//!   MR-REL-36..38) whose losses recycle their entries, go out on `m_axis_rtx_*` and call NSCC `on_loss` once
+//!   (MR-REL-41: more calls at one instant act as one), and whose earliest pending deadline is the RACK timer
+//!   (MR-REL-37).
+//! * NACK (`ptype` 3): TRIMMED with the echo of the PSN's latest transmission declares it lost (MR-REL-34,
+//!   MR-REL-35: a stale one is ignored), recycles its entry and calls NSCC `on_nack_trim`; RNR declares it lost
+//!   without a recycle and holds its retransmission until `now + max(aux, 1) µs`, counting consecutive RNRs
+//!   (the connection fails beyond `cfg_rnr_retry`). Other NACK codes (NO_CONTEXT, ACCESS, INVALID,
+//!   UNSUPPORTED) are taken and dropped: they concern the message and connection layers (firmware).
+//! * Timer (the wheel fires the connection): a due RACK deadline runs detection; a due RTO (MR-REL-39) counts
+//!   the expiry (beyond `cfg_retry_limit` the connection fails, MR-REL-55), declares every PSN sent at or before
+//!   `now - rto` lost (recycling their entries), sets the MR-REL-45 flag when declared PSNs wait, backs the RTO
+//!   off, calls NSCC `on_timeout` (MR-CC-13) and re-arms at `now + rto` while anything is outstanding. The
+//!   wheel is armed with the earlier of the two deadlines after every command that changes them; it fires at
+//!   most one tick (1.024 µs) late, never early (MR-REL-33).
+//! * Gate request: a retransmission is first looked up: a PSN acknowledged meanwhile or no longer declared is
+//!   answered with `skip`. Then [`GateUnit`] (window MR-REL-4, cwnd MR-CC-1 with MR-REL-45, pacing MR-CC-2),
+//!   the RNR hold for retransmissions, and, when allowed, the EV choice (MR-PATH-3; a retransmission avoids the
+//!   entry of its previous transmission, MR-REL-44, MR-PATH-10); an allowed retransmission clears the MR-REL-45
+//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM.
 //!
-//! Not yet implemented (the ports exist and are tied off): NACK processing (NACKs are accepted and dropped),
-//! loss detection, RTO timer and retry limit (`m_axis_rtx_*`, `m_axis_err_*` never valid, `rto_rtx` stays
-//! 0), the EV set (`ev` = `path` = 0 in every response). Pacing gaps are kept as 32-bit ns (gaps < 2^31 ns).
-//! An RTT sample of exactly 0 ns reaches NSCC as "no sample" (the unit's encoding; the model passes Some(0)).
+//! Not implemented: the PROBE packets an RTO expiry sends in the model (MR-REL-31 progress through PROBE
+//! ACKs; a retransmission alone recovers here), the READ-response timer, and the reopen after NO_CONTEXT
+//! (firmware). Pacing gaps are kept as 32-bit ns (gaps < 2^31 ns); deadlines are ns mod 2^32 (less than 2^31
+//! ns ahead: `cfg_rto_max_ns` < 2^31). An RTT sample of exactly 0 ns reaches NSCC as "no sample" (the unit's
+//! encoding; the model passes Some(0)). The "declared PSNs wait" test of MR-REL-45 looks at the records (the
+//! model's queue may also hold PSNs acknowledged after they were declared).
 
 use crate::cc::gate::GateUnit;
-use crate::cc::nscc::{NsccState, NsccUnit, Zx32, EV_ACK, EV_PACE};
+use crate::cc::nscc::{NsccState, NsccUnit, Zx32, EV_ACK, EV_LOSS, EV_PACE, EV_TIMEOUT, EV_TRIM};
 use crate::cc::rtt::{RttState, RttUnit};
 use crate::common::ram::SdpRam;
 use crate::records::{CtxWrite, PktMeta, RtxReq, TxSent};
-use crate::rel::ack_proc::{AckProc, AckRes, ConnSnd};
+use crate::rel::ack_proc::{
+    AckProc, AckRes, ConnSnd, LaneWord, LossCmd, CAUSE_NONE, CAUSE_TRIM, CMD_DETECT, CMD_NACK,
+    CMD_PEEK, CMD_RTO,
+};
+use crate::rel::path_select::{
+    PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS, OP_RECYCLE_TRIM,
+    OP_SET_SRTT,
+};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::timer_wheel::TimerWheel;
 use rust_hdl::prelude::*;
+
+/// EV-set entries per connection in the engine (the model's default `paths`; an open asking for more gets this
+/// many). [`PathSelect`] supports up to 64; 16 keeps its per-connection word (and the logic around it) a quarter
+/// of the size.
+pub const ENGINE_PATHS: u32 = 16;
 
 /// Records of the engine.
 pub mod rec {
     #![allow(missing_docs)]
     use rust_hdl::prelude::*;
 
-    /// The engine's per-connection state (344 bits): NSCC's [`crate::cc::nscc::NsccState`] fields, the RTT
-    /// estimator's [`crate::cc::rtt::RttState`] fields (`r_*`), pacing and the MR-REL-45 flag.
+    /// The engine's per-connection state: NSCC's [`crate::cc::nscc::NsccState`] fields, the RTT estimator's
+    /// [`crate::cc::rtt::RttState`] fields (`r_*`), pacing, the MR-REL-45 flag, the timers and counters.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct EngSt {
         pub cwnd: Bits<32>,
@@ -75,6 +111,28 @@ pub mod rec {
         pub next_tx: Bits<32>,
         /// First retransmission after an RTO expiry (MR-REL-45).
         pub rto_rtx: Bit,
+        /// Reordering multiplier (MR-REL-59, 1..=16).
+        pub reo_mult: Bits<5>,
+        /// Time of its last change, ns.
+        pub reo_stamp: Bits<64>,
+        /// RTO armed (MR-REL-40).
+        pub rto_armed: Bit,
+        /// RTO deadline, ns mod 2^32.
+        pub rto_at: Bits<32>,
+        /// RACK timer armed (MR-REL-37).
+        pub rack_armed: Bit,
+        /// RACK deadline, ns mod 2^32.
+        pub rack_at: Bits<32>,
+        /// Consecutive RTO expiries without progress (MR-REL-55).
+        pub retries: Bits<8>,
+        /// RNR hold armed.
+        pub rnr_armed: Bit,
+        /// End of the RNR hold, ns mod 2^32.
+        pub rnr_until: Bits<32>,
+        /// Consecutive RNR NACKs.
+        pub rnr_count: Bits<8>,
+        /// The connection failed (retry limit): nothing more is sent.
+        pub failed: Bit,
     }
 
     /// A 16-bit value zero-extended to 64 bits.
@@ -83,10 +141,16 @@ pub mod rec {
         pub lo: Bits<16>,
         pub hi: Bits<48>,
     }
+
+    /// A 16-bit value zero-extended to 32 bits.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct Zx16n {
+        pub lo: Bits<16>,
+        pub hi: Bits<16>,
+    }
 }
 
-pub use rec::{EngSt, Zx16w};
-
+pub use rec::{EngSt, Zx16n, Zx16w};
 /// The sender engine (see the module docs). Construct with [`SenderEngine::new`].
 #[derive(LogicBlock)]
 pub struct SenderEngine {
@@ -164,19 +228,23 @@ pub struct SenderEngine {
     pub cfg_rto_min_ns: Signal<In, Bits<64>>,
     /// RTO before the first sample, ns.
     pub cfg_rto_init_ns: Signal<In, Bits<64>>,
-    /// RTO upper bound, ns.
+    /// RTO upper bound, ns (< 2^31: deadlines are kept mod 2^32).
     pub cfg_rto_max_ns: Signal<In, Bits<64>>,
     /// Consecutive timeouts without progress before the connection fails (MR-REL-55).
     pub cfg_retry_limit: Signal<In, Bits<8>>,
-    /// Reordering distance in packets (MR-REL-38).
+    /// Consecutive RNR NACKs before the connection fails.
+    pub cfg_rnr_retry: Signal<In, Bits<8>>,
+    /// Reordering distance in packets (MR-REL-38; at least 16 is used).
     pub cfg_reorder_distance: Signal<In, Bits<16>>,
     ackp: AckProc,
     rtt: RttUnit,
     nscc: NsccUnit,
     gate: GateUnit,
+    paths: PathSelect,
+    wheel: TimerWheel,
     eng_ram: SdpRam<EngSt, 16>,
     snd_ram: SdpRam<ConnSnd, 16>,
-    state: DFF<Bits<4>>,
+    state: DFF<Bits<6>>,
     conn: DFF<Bits<16>>,
     est: DFF<EngSt>,
     res: DFF<AckRes>,
@@ -184,10 +252,31 @@ pub struct SenderEngine {
     charged: DFF<Bits<16>>,
     sample: DFF<Bits<32>>,
     ece: DFF<Bit>,
+    dup: DFF<Bit>,
+    echo_ev: DFF<Bits<14>>,
     started: DFF<Bit>,
-    dis: DFF<Bit>,
+    dirty: DFF<Bit>,
     resp_valid: DFF<Bit>,
     resp: DFF<GateResp>,
+    open_r: DFF<ConnOpen>,
+    srtt_q: DFF<Bits<64>>,
+    rto_q: DFF<Bits<32>>,
+    reo_q: DFF<Bits<32>>,
+    nk: DFF<Bits<3>>,
+    nret: DFF<Bits<6>>,
+    dret: DFF<Bits<6>>,
+    rto_due: DFF<Bit>,
+    outst: DFF<Bit>,
+    peek_path: DFF<Bits<8>>,
+    nack_trim: DFF<Bit>,
+    nack_aux: DFF<Bits<32>>,
+    err_pend: DFF<Bit>,
+    err_conn: DFF<Bits<16>>,
+    lbusy: DFF<Bit>,
+    lw: DFF<LaneWord>,
+    lrem: DFF<Bits<4>>,
+    l_rtx_done: DFF<Bit>,
+    l_cmd_done: DFF<Bit>,
     est_l: Signal<Local, EngSt>,
     init_l: Signal<Local, EngSt>,
     nst_l: Signal<Local, NsccState>,
@@ -196,34 +285,127 @@ pub struct SenderEngine {
     s64: Signal<Local, Bits<64>>,
     zx_b: Signal<Local, Zx32>,
     zx_c: Signal<Local, Zx16w>,
+    zx_seed: Signal<Local, Zx32>,
     since: Signal<Local, Bits<32>>,
-    s_idle: Constant<Bits<4>>,
-    s_open: Constant<Bits<4>>,
-    s_sent_h: Constant<Bits<4>>,
-    s_sent_rd: Constant<Bits<4>>,
-    s_sent_p: Constant<Bits<4>>,
-    s_ack_h: Constant<Bits<4>>,
-    s_ack_w: Constant<Bits<4>>,
-    s_rtt: Constant<Bits<4>>,
-    s_rtt_w: Constant<Bits<4>>,
-    s_cc: Constant<Bits<4>>,
-    s_g_rd: Constant<Bits<4>>,
-    s_g_ev: Constant<Bits<4>>,
-    s_g_out: Constant<Bits<4>>,
-    s_wb: Constant<Bits<4>>,
-    s_gap: Constant<Bits<4>>,
+    now32: Signal<Local, Bits<32>>,
+    cmd_l: Signal<Local, LossCmd>,
+    cmd_v: Signal<Local, Bit>,
+    pcmd_l: Signal<Local, PathCmd>,
+    pcmd_v: Signal<Local, Bit>,
+    rw0: Signal<Local, Bits<32>>,
+    rw1: Signal<Local, Bits<32>>,
+    rw2: Signal<Local, Bits<32>>,
+    rw3: Signal<Local, Bits<32>>,
+    rw4: Signal<Local, Bits<32>>,
+    srtt_reo: Signal<Local, Bits<32>>,
+    rd_l: Signal<Local, Zx16n>,
+    rd32: Signal<Local, Bits<32>>,
+    dw0: Signal<Local, Bits<32>>,
+    dw1: Signal<Local, Bits<32>>,
+    dw2: Signal<Local, Bits<32>>,
+    dw3: Signal<Local, Bits<32>>,
+    dw4: Signal<Local, Bits<32>>,
+    dist_l: Signal<Local, Bits<32>>,
+    since64: Signal<Local, Bits<64>>,
+    rnr_ns: Signal<Local, Bits<32>>,
+    aux1: Signal<Local, Bits<32>>,
+    t_min: Signal<Local, Bits<32>>,
+    lk_psn: Signal<Local, Bits<32>>,
+    lk_p: Signal<Local, Bits<8>>,
+    lk_e: Signal<Local, Bits<14>>,
+    lk_bit: Signal<Local, Bits<4>>,
+    l_rtx_ok: Signal<Local, Bit>,
+    l_cmd_ok: Signal<Local, Bit>,
+    lost_idle: Signal<Local, Bit>,
+    rnr_block: Signal<Local, Bit>,
+    s_idle: Constant<Bits<6>>,
+    s_open: Constant<Bits<6>>,
+    s_open_p: Constant<Bits<6>>,
+    s_open_a: Constant<Bits<6>>,
+    s_sent_h: Constant<Bits<6>>,
+    s_sent_rd: Constant<Bits<6>>,
+    s_sent_q: Constant<Bits<6>>,
+    s_sent_qw: Constant<Bits<6>>,
+    s_sent_p: Constant<Bits<6>>,
+    s_ack_h: Constant<Bits<6>>,
+    s_ack_w: Constant<Bits<6>>,
+    s_rtt: Constant<Bits<6>>,
+    s_rtt_w: Constant<Bits<6>>,
+    s_srtt: Constant<Bits<6>>,
+    s_ece: Constant<Bits<6>>,
+    s_nscc: Constant<Bits<6>>,
+    s_det: Constant<Bits<6>>,
+    s_det_w: Constant<Bits<6>>,
+    s_nack: Constant<Bits<6>>,
+    s_nack_w: Constant<Bits<6>>,
+    s_fire_rd: Constant<Bits<6>>,
+    s_fire_ld: Constant<Bits<6>>,
+    s_fire_q: Constant<Bits<6>>,
+    s_fire_qw: Constant<Bits<6>>,
+    s_fire_next: Constant<Bits<6>>,
+    s_rto: Constant<Bits<6>>,
+    s_rto_c: Constant<Bits<6>>,
+    s_rto_w: Constant<Bits<6>>,
+    s_rto_t: Constant<Bits<6>>,
+    s_rto_tw: Constant<Bits<6>>,
+    s_err: Constant<Bits<6>>,
+    s_g_rd: Constant<Bits<6>>,
+    s_g_peek: Constant<Bits<6>>,
+    s_g_peek_w: Constant<Bits<6>>,
+    s_g_ev: Constant<Bits<6>>,
+    s_g_dec: Constant<Bits<6>>,
+    s_g_ch: Constant<Bits<6>>,
+    s_g_ch_w: Constant<Bits<6>>,
+    s_g_out: Constant<Bits<6>>,
+    s_arm: Constant<Bits<6>>,
+    s_wb: Constant<Bits<6>>,
+    s_gap: Constant<Bits<6>>,
     k_ptype_ack: Constant<Bits<4>>,
+    k_ptype_nack: Constant<Bits<4>>,
+    k_code_trim: Constant<Bits<8>>,
+    k_code_rnr: Constant<Bits<8>>,
     k_ev_ack: Constant<Bits<3>>,
     k_ev_pace: Constant<Bits<3>>,
+    k_ev_loss: Constant<Bits<3>>,
+    k_ev_trim: Constant<Bits<3>>,
+    k_ev_timeout: Constant<Bits<3>>,
+    k_cmd_detect: Constant<Bits<2>>,
+    k_cmd_rto: Constant<Bits<2>>,
+    k_cmd_peek: Constant<Bits<2>>,
+    k_cmd_nack: Constant<Bits<2>>,
+    k_op_open: Constant<Bits<3>>,
+    k_op_choose: Constant<Bits<3>>,
+    k_op_ece: Constant<Bits<3>>,
+    k_op_trim: Constant<Bits<3>>,
+    k_op_loss: Constant<Bits<3>>,
+    k_op_srtt: Constant<Bits<3>>,
+    k_cause_none: Constant<Bits<2>>,
+    k_cause_trim: Constant<Bits<2>>,
+    k_zero4: Constant<Bits<4>>,
+    k_b0: Constant<Bits<4>>,
+    k_b1: Constant<Bits<4>>,
+    k_b2: Constant<Bits<4>>,
+    k_b3: Constant<Bits<4>>,
+    k_zero8: Constant<Bits<8>>,
+    k_one8: Constant<Bits<8>>,
+    k_max8: Constant<Bits<8>>,
     k_zero16: Constant<Bits<16>>,
+    k_sixteen16: Constant<Bits<16>>,
     k_zero32: Constant<Bits<32>>,
+    k_one32: Constant<Bits<32>>,
+    k_w32: Constant<Bits<32>>,
     k_half: Constant<Bits<32>>,
     k_zero48: Constant<Bits<48>>,
     k_zero64: Constant<Bits<64>>,
+    k_one5: Constant<Bits<5>>,
+    k_sixteen5: Constant<Bits<5>>,
+    k_p2: Constant<Bits<32>>,
+    k_p3: Constant<Bits<32>>,
 }
 
 impl SenderEngine {
-    /// A sender engine for `1 << conn_bits` connections (1..=16).
+    /// A sender engine for `1 << conn_bits` connections (1..=16), EV sets of up to [`ENGINE_PATHS`] entries
+    /// and a timer wheel of 1024 slots.
     pub fn new(conn_bits: u32) -> Self {
         assert!((1..=16).contains(&conn_bits));
         SenderEngine {
@@ -266,11 +448,14 @@ impl SenderEngine {
             cfg_rto_init_ns: Default::default(),
             cfg_rto_max_ns: Default::default(),
             cfg_retry_limit: Default::default(),
+            cfg_rnr_retry: Default::default(),
             cfg_reorder_distance: Default::default(),
             ackp: AckProc::new(conn_bits),
             rtt: Default::default(),
             nscc: Default::default(),
             gate: Default::default(),
+            paths: PathSelect::new(conn_bits, ENGINE_PATHS),
+            wheel: TimerWheel::new(conn_bits, 10),
             eng_ram: SdpRam::new(1 << conn_bits),
             snd_ram: SdpRam::new(1 << conn_bits),
             state: Default::default(),
@@ -281,10 +466,31 @@ impl SenderEngine {
             charged: Default::default(),
             sample: Default::default(),
             ece: Default::default(),
+            dup: Default::default(),
+            echo_ev: Default::default(),
             started: Default::default(),
-            dis: Default::default(),
+            dirty: Default::default(),
             resp_valid: Default::default(),
             resp: Default::default(),
+            open_r: Default::default(),
+            srtt_q: Default::default(),
+            rto_q: Default::default(),
+            reo_q: Default::default(),
+            nk: Default::default(),
+            nret: Default::default(),
+            dret: Default::default(),
+            rto_due: Default::default(),
+            outst: Default::default(),
+            peek_path: Default::default(),
+            nack_trim: Default::default(),
+            nack_aux: Default::default(),
+            err_pend: Default::default(),
+            err_conn: Default::default(),
+            lbusy: Default::default(),
+            lw: Default::default(),
+            lrem: Default::default(),
+            l_rtx_done: Default::default(),
+            l_cmd_done: Default::default(),
             est_l: Default::default(),
             init_l: Default::default(),
             nst_l: Default::default(),
@@ -293,30 +499,122 @@ impl SenderEngine {
             s64: Default::default(),
             zx_b: Default::default(),
             zx_c: Default::default(),
+            zx_seed: Default::default(),
             since: Default::default(),
+            now32: Default::default(),
+            cmd_l: Default::default(),
+            cmd_v: Default::default(),
+            pcmd_l: Default::default(),
+            pcmd_v: Default::default(),
+            rw0: Default::default(),
+            rw1: Default::default(),
+            rw2: Default::default(),
+            rw3: Default::default(),
+            rw4: Default::default(),
+            srtt_reo: Default::default(),
+            rd_l: Default::default(),
+            rd32: Default::default(),
+            dw0: Default::default(),
+            dw1: Default::default(),
+            dw2: Default::default(),
+            dw3: Default::default(),
+            dw4: Default::default(),
+            dist_l: Default::default(),
+            since64: Default::default(),
+            rnr_ns: Default::default(),
+            aux1: Default::default(),
+            t_min: Default::default(),
+            lk_psn: Default::default(),
+            lk_p: Default::default(),
+            lk_e: Default::default(),
+            lk_bit: Default::default(),
+            l_rtx_ok: Default::default(),
+            l_cmd_ok: Default::default(),
+            lost_idle: Default::default(),
+            rnr_block: Default::default(),
             s_idle: Constant::new(0u64.to_bits()),
             s_open: Constant::new(1u64.to_bits()),
-            s_sent_h: Constant::new(2u64.to_bits()),
-            s_sent_rd: Constant::new(3u64.to_bits()),
-            s_sent_p: Constant::new(4u64.to_bits()),
-            s_ack_h: Constant::new(5u64.to_bits()),
-            s_ack_w: Constant::new(6u64.to_bits()),
-            s_rtt: Constant::new(7u64.to_bits()),
-            s_rtt_w: Constant::new(8u64.to_bits()),
-            s_cc: Constant::new(9u64.to_bits()),
-            s_g_rd: Constant::new(10u64.to_bits()),
-            s_g_ev: Constant::new(11u64.to_bits()),
-            s_g_out: Constant::new(12u64.to_bits()),
-            s_wb: Constant::new(13u64.to_bits()),
-            s_gap: Constant::new(14u64.to_bits()),
-            k_ptype_ack: Constant::new(2u64.to_bits()),
-            k_ev_ack: Constant::new(EV_ACK.to_bits()),
-            k_ev_pace: Constant::new(EV_PACE.to_bits()),
-            k_zero16: Constant::new(0u64.to_bits()),
-            k_zero32: Constant::new(0u64.to_bits()),
-            k_half: Constant::new(0x8000_0000u64.to_bits()),
-            k_zero48: Constant::new(0u64.to_bits()),
-            k_zero64: Constant::new(0u64.to_bits()),
+            s_open_p: Constant::new(2u64.to_bits()),
+            s_open_a: Constant::new(3u64.to_bits()),
+            s_sent_h: Constant::new(4u64.to_bits()),
+            s_sent_rd: Constant::new(5u64.to_bits()),
+            s_sent_q: Constant::new(6u64.to_bits()),
+            s_sent_qw: Constant::new(7u64.to_bits()),
+            s_sent_p: Constant::new(8u64.to_bits()),
+            s_ack_h: Constant::new(9u64.to_bits()),
+            s_ack_w: Constant::new(10u64.to_bits()),
+            s_rtt: Constant::new(11u64.to_bits()),
+            s_rtt_w: Constant::new(12u64.to_bits()),
+            s_srtt: Constant::new(13u64.to_bits()),
+            s_ece: Constant::new(14u64.to_bits()),
+            s_nscc: Constant::new(15u64.to_bits()),
+            s_det: Constant::new(16u64.to_bits()),
+            s_det_w: Constant::new(17u64.to_bits()),
+            s_nack: Constant::new(18u64.to_bits()),
+            s_nack_w: Constant::new(19u64.to_bits()),
+            s_fire_rd: Constant::new(20u64.to_bits()),
+            s_fire_ld: Constant::new(21u64.to_bits()),
+            s_fire_q: Constant::new(22u64.to_bits()),
+            s_fire_qw: Constant::new(23u64.to_bits()),
+            s_fire_next: Constant::new(24u64.to_bits()),
+            s_rto: Constant::new(25u64.to_bits()),
+            s_rto_c: Constant::new(26u64.to_bits()),
+            s_rto_w: Constant::new(27u64.to_bits()),
+            s_rto_t: Constant::new(28u64.to_bits()),
+            s_rto_tw: Constant::new(29u64.to_bits()),
+            s_err: Constant::new(30u64.to_bits()),
+            s_g_rd: Constant::new(31u64.to_bits()),
+            s_g_peek: Constant::new(32u64.to_bits()),
+            s_g_peek_w: Constant::new(33u64.to_bits()),
+            s_g_ev: Constant::new(34u64.to_bits()),
+            s_g_dec: Constant::new(35u64.to_bits()),
+            s_g_ch: Constant::new(36u64.to_bits()),
+            s_g_ch_w: Constant::new(37u64.to_bits()),
+            s_g_out: Constant::new(38u64.to_bits()),
+            s_arm: Constant::new(39u64.to_bits()),
+            s_wb: Constant::new(40u64.to_bits()),
+            s_gap: Constant::new(41u64.to_bits()),
+            k_ptype_ack: Constant::new((2u64).to_bits()),
+            k_ptype_nack: Constant::new((3u64).to_bits()),
+            k_code_trim: Constant::new((1u64).to_bits()),
+            k_code_rnr: Constant::new((3u64).to_bits()),
+            k_ev_ack: Constant::new((EV_ACK).to_bits()),
+            k_ev_pace: Constant::new((EV_PACE).to_bits()),
+            k_ev_loss: Constant::new((EV_LOSS).to_bits()),
+            k_ev_trim: Constant::new((EV_TRIM).to_bits()),
+            k_ev_timeout: Constant::new((EV_TIMEOUT).to_bits()),
+            k_cmd_detect: Constant::new((CMD_DETECT).to_bits()),
+            k_cmd_rto: Constant::new((CMD_RTO).to_bits()),
+            k_cmd_peek: Constant::new((CMD_PEEK).to_bits()),
+            k_cmd_nack: Constant::new((CMD_NACK).to_bits()),
+            k_op_open: Constant::new((OP_OPEN).to_bits()),
+            k_op_choose: Constant::new((OP_CHOOSE).to_bits()),
+            k_op_ece: Constant::new((OP_RECYCLE_ECE).to_bits()),
+            k_op_trim: Constant::new((OP_RECYCLE_TRIM).to_bits()),
+            k_op_loss: Constant::new((OP_RECYCLE_LOSS).to_bits()),
+            k_op_srtt: Constant::new((OP_SET_SRTT).to_bits()),
+            k_cause_none: Constant::new((CAUSE_NONE).to_bits()),
+            k_cause_trim: Constant::new((CAUSE_TRIM).to_bits()),
+            k_zero4: Constant::new((0u64).to_bits()),
+            k_b0: Constant::new((1u64).to_bits()),
+            k_b1: Constant::new((2u64).to_bits()),
+            k_b2: Constant::new((4u64).to_bits()),
+            k_b3: Constant::new((8u64).to_bits()),
+            k_zero8: Constant::new((0u64).to_bits()),
+            k_one8: Constant::new((1u64).to_bits()),
+            k_max8: Constant::new((255u64).to_bits()),
+            k_zero16: Constant::new((0u64).to_bits()),
+            k_sixteen16: Constant::new((16u64).to_bits()),
+            k_zero32: Constant::new((0u64).to_bits()),
+            k_one32: Constant::new((1u64).to_bits()),
+            k_w32: Constant::new((256u64).to_bits()),
+            k_half: Constant::new((0x8000_0000u64).to_bits()),
+            k_zero48: Constant::new((0u64).to_bits()),
+            k_zero64: Constant::new((0u64).to_bits()),
+            k_one5: Constant::new((1u64).to_bits()),
+            k_sixteen5: Constant::new((16u64).to_bits()),
+            k_p2: Constant::new((2u64).to_bits()),
+            k_p3: Constant::new((3u64).to_bits()),
         }
     }
 }
@@ -325,19 +623,28 @@ impl Logic for SenderEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, state, conn, est, res, req, charged, sample, ece, started, dis, resp_valid,
-            resp
+            self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
+            dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
+            peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
+            l_cmd_done
         );
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
         self.nscc.clk.next = self.clk.val();
         self.gate.clk.next = self.clk.val();
+        self.paths.clk.next = self.clk.val();
+        self.wheel.clk.next = self.clk.val();
         self.eng_ram.clk.next = self.clk.val();
         self.snd_ram.clk.next = self.clk.val();
         self.ackp.rst.next = self.rst.val();
         self.rtt.rst.next = self.rst.val();
         self.nscc.rst.next = self.rst.val();
         self.gate.rst.next = self.rst.val();
+        self.paths.rst.next = self.rst.val();
+        self.wheel.rst.next = self.rst.val();
+        self.paths.now.next = self.now.val();
+        self.wheel.now.next = self.now.val();
+        self.now32.next = self.now.val().get_bits::<32>(0);
         // The gate's copy of AckProc's connection words.
         self.snd_ram.wr_en.next = self.ackp.st_wr_en.val();
         self.snd_ram.wr_addr.next = self.ackp.st_wr_conn.val();
@@ -347,7 +654,7 @@ impl Logic for SenderEngine {
         self.eng_ram.wr_addr.next = self.conn.q.val();
         self.eng_ram.wr_en.next = false;
         self.eng_ram.wr_data.next = self.est.q.val();
-        // Initial state of an opened connection (MR-CC-7: cwnd = bdp).
+        // Initial state of an opened connection (MR-CC-7: cwnd = bdp; MR-REL-59: reo_mult = 1).
         self.init_l.next.cwnd = self.cfg_bdp.val().get_bits::<32>(0);
         self.init_l.next.srtt = self.k_zero32.val();
         self.init_l.next.min_rtt = self.k_zero32.val();
@@ -362,6 +669,17 @@ impl Logic for SenderEngine {
         self.init_l.next.pace_armed = false;
         self.init_l.next.next_tx = self.k_zero32.val();
         self.init_l.next.rto_rtx = false;
+        self.init_l.next.reo_mult = self.k_one5.val();
+        self.init_l.next.reo_stamp = self.k_zero64.val();
+        self.init_l.next.rto_armed = false;
+        self.init_l.next.rto_at = self.k_zero32.val();
+        self.init_l.next.rack_armed = false;
+        self.init_l.next.rack_at = self.k_zero32.val();
+        self.init_l.next.retries = self.k_zero8.val();
+        self.init_l.next.rnr_armed = false;
+        self.init_l.next.rnr_until = self.k_zero32.val();
+        self.init_l.next.rnr_count = self.k_zero8.val();
+        self.init_l.next.failed = false;
         // The sub-units' views of the state.
         self.nst_l.next.cwnd = self.est.q.val().cwnd;
         self.nst_l.next.srtt = self.est.q.val().srtt;
@@ -382,6 +700,73 @@ impl Logic for SenderEngine {
         self.zx_b.next.hi = self.k_zero32.val();
         self.zx_c.next.lo = self.charged.q.val();
         self.zx_c.next.hi = self.k_zero48.val();
+        self.zx_seed.next.lo = self.open_r.q.val().seed;
+        self.zx_seed.next.hi = self.k_zero32.val();
+        // Detection parameters: srtt + reo_mult * reo_wnd (MR-REL-36) and
+        // min(reo_mult * max(reorder_distance, 16), 256) (MR-REL-38), by shifts and adds.
+        self.rw0.next = self.k_zero32.val();
+        self.rw1.next = self.k_zero32.val();
+        self.rw2.next = self.k_zero32.val();
+        self.rw3.next = self.k_zero32.val();
+        self.rw4.next = self.k_zero32.val();
+        self.rd_l.next.lo = self.cfg_reorder_distance.val();
+        if self.cfg_reorder_distance.val() < self.k_sixteen16.val() {
+            self.rd_l.next.lo = self.k_sixteen16.val();
+        }
+        self.rd_l.next.hi = self.k_zero16.val();
+        self.rd32.next = self.rd_l.val().into();
+        self.dw0.next = self.k_zero32.val();
+        self.dw1.next = self.k_zero32.val();
+        self.dw2.next = self.k_zero32.val();
+        self.dw3.next = self.k_zero32.val();
+        self.dw4.next = self.k_zero32.val();
+        if self.est.q.val().reo_mult.get_bit(0) {
+            self.rw0.next = self.reo_q.q.val();
+            self.dw0.next = self.rd32.val();
+        }
+        if self.est.q.val().reo_mult.get_bit(1) {
+            self.rw1.next = self.reo_q.q.val() << 1;
+            self.dw1.next = self.rd32.val() << 1;
+        }
+        if self.est.q.val().reo_mult.get_bit(2) {
+            self.rw2.next = self.reo_q.q.val() << 2;
+            self.dw2.next = self.rd32.val() << 2;
+        }
+        if self.est.q.val().reo_mult.get_bit(3) {
+            self.rw3.next = self.reo_q.q.val() << 3;
+            self.dw3.next = self.rd32.val() << 3;
+        }
+        if self.est.q.val().reo_mult.get_bit(4) {
+            self.rw4.next = self.reo_q.q.val() << 4;
+            self.dw4.next = self.rd32.val() << 4;
+        }
+        self.srtt_reo.next = self.srtt_q.q.val().get_bits::<32>(0)
+            + self.rw0.val()
+            + self.rw1.val()
+            + self.rw2.val()
+            + self.rw3.val()
+            + self.rw4.val();
+        self.dist_l.next =
+            self.dw0.val() + self.dw1.val() + self.dw2.val() + self.dw3.val() + self.dw4.val();
+        if self.dist_l.val() > self.k_w32.val() {
+            self.dist_l.next = self.k_w32.val();
+        }
+        self.since64.next = self.now.val() - self.est.q.val().reo_stamp;
+        // RNR hold: max(aux, 1) * 1000 ns (mod 2^32).
+        self.aux1.next = self.nack_aux.q.val();
+        if self.nack_aux.q.val() == self.k_zero32.val() {
+            self.aux1.next = self.k_one32.val();
+        }
+        self.rnr_ns.next =
+            (self.aux1.val() << 10) - (self.aux1.val() << 4) - (self.aux1.val() << 3);
+        // The wheel's deadline: the earlier armed one.
+        self.t_min.next = self.est.q.val().rto_at;
+        if self.est.q.val().rack_armed
+            && (!self.est.q.val().rto_armed
+                || (self.est.q.val().rack_at - self.est.q.val().rto_at) >= self.k_half.val())
+        {
+            self.t_min.next = self.est.q.val().rack_at;
+        }
         // AckProc: streams pass through in the command's state.
         self.ackp.s_axis_open_tdata.next = self.s_axis_open_tdata.val();
         self.ackp.s_axis_open_tvalid.next = false;
@@ -390,17 +775,122 @@ impl Logic for SenderEngine {
         self.ackp.s_axis_ack_tdata.next = self.s_axis_fb_tdata.val();
         self.ackp.s_axis_ack_tvalid.next = false;
         self.ackp.m_axis_res_tready.next = false;
+        self.ackp.m_axis_cres_tready.next = false;
         self.m_axis_una_tdata.next = self.ackp.m_axis_una_tdata.val();
         self.m_axis_una_tvalid.next = self.ackp.m_axis_una_tvalid.val();
         self.ackp.m_axis_una_tready.next = self.m_axis_una_tready.val();
+        // AckProc commands.
+        self.cmd_v.next = false;
+        self.cmd_l.next.conn = self.conn.q.val();
+        self.cmd_l.next.op = self.k_cmd_detect.val();
+        self.cmd_l.next.psn = self.req.q.val().psn;
+        self.cmd_l.next.echo_ts = self.s_axis_fb_tdata.val().echo_ts;
+        self.cmd_l.next.trim = self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
+        self.cmd_l.next.now32 = self.now32.val();
+        self.cmd_l.next.srtt_reo = self.srtt_reo.val();
+        self.cmd_l.next.distance = self.dist_l.val();
+        self.cmd_l.next.rto = self.rto_q.q.val();
+        // EV-set commands (from the main sequence, or the loss handler below).
+        self.pcmd_v.next = false;
+        self.pcmd_l.next.conn = self.conn.q.val();
+        self.pcmd_l.next.op = self.k_op_srtt.val();
+        self.pcmd_l.next.idx = self.peek_path.q.val();
+        self.pcmd_l.next.ev = self.echo_ev.q.val();
+        self.pcmd_l.next.avoid = self.req.q.val().rtx;
+        self.pcmd_l.next.n = self.open_r.q.val().paths;
+        self.pcmd_l.next.seed = self.zx_seed.val().into();
+        self.pcmd_l.next.srtt = self.srtt_q.q.val().get_bits::<32>(0);
+        // Clean words go straight to the EV set (MR-PATH-3).
+        self.paths.s_axis_clean_tdata.next.conn = self.ackp.m_axis_clean_tdata.val().conn;
+        self.paths.s_axis_clean_tdata.next.mask = self.ackp.m_axis_clean_tdata.val().mask;
+        self.paths.s_axis_clean_tdata.next.idx0 = self.ackp.m_axis_clean_tdata.val().p0;
+        self.paths.s_axis_clean_tdata.next.idx1 = self.ackp.m_axis_clean_tdata.val().p1;
+        self.paths.s_axis_clean_tdata.next.idx2 = self.ackp.m_axis_clean_tdata.val().p2;
+        self.paths.s_axis_clean_tdata.next.idx3 = self.ackp.m_axis_clean_tdata.val().p3;
+        self.paths.s_axis_clean_tdata.next.ev0 = self.ackp.m_axis_clean_tdata.val().e0;
+        self.paths.s_axis_clean_tdata.next.ev1 = self.ackp.m_axis_clean_tdata.val().e1;
+        self.paths.s_axis_clean_tdata.next.ev2 = self.ackp.m_axis_clean_tdata.val().e2;
+        self.paths.s_axis_clean_tdata.next.ev3 = self.ackp.m_axis_clean_tdata.val().e3;
+        self.paths.s_axis_clean_tvalid.next = self.ackp.m_axis_clean_tvalid.val();
+        self.ackp.m_axis_clean_tready.next = self.paths.s_axis_clean_tready.val();
+        self.paths.m_axis_res_tready.next = false;
+        // Timer wheel.
+        self.wheel.s_axis_arm_tvalid.next = false;
+        self.wheel.s_axis_arm_tdata.next.conn = self.conn.q.val();
+        self.wheel.s_axis_arm_tdata.next.at = self.t_min.val();
+        self.wheel.s_axis_arm_tdata.next.en =
+            self.est.q.val().rto_armed || self.est.q.val().rack_armed;
+        self.wheel.m_axis_fire_tready.next = false;
+        // Loss handler: every declared PSN goes out on m_axis_rtx_* and (trim, loss) recycles its entry
+        // (MR-PATH-2), lowest lane first.
+        self.lk_bit.next = self.k_b3.val();
+        self.lk_p.next = self.lw.q.val().p3;
+        self.lk_e.next = self.lw.q.val().e3;
+        self.lk_psn.next = self.lw.q.val().psn + self.k_p3.val();
+        if self.lrem.q.val().get_bit(2) {
+            self.lk_bit.next = self.k_b2.val();
+            self.lk_p.next = self.lw.q.val().p2;
+            self.lk_e.next = self.lw.q.val().e2;
+            self.lk_psn.next = self.lw.q.val().psn + self.k_p2.val();
+        }
+        if self.lrem.q.val().get_bit(1) {
+            self.lk_bit.next = self.k_b1.val();
+            self.lk_p.next = self.lw.q.val().p1;
+            self.lk_e.next = self.lw.q.val().e1;
+            self.lk_psn.next = self.lw.q.val().psn + self.k_one32.val();
+        }
+        if self.lrem.q.val().get_bit(0) {
+            self.lk_bit.next = self.k_b0.val();
+            self.lk_p.next = self.lw.q.val().p0;
+            self.lk_e.next = self.lw.q.val().e0;
+            self.lk_psn.next = self.lw.q.val().psn;
+        }
+        self.m_axis_rtx_tdata.next.conn = self.lw.q.val().conn;
+        self.m_axis_rtx_tdata.next.psn = self.lk_psn.val();
+        self.m_axis_rtx_tvalid.next = self.lbusy.q.val() && !self.l_rtx_done.q.val();
+        self.ackp.m_axis_lost_tready.next = !self.lbusy.q.val();
+        self.l_rtx_ok.next = self.l_rtx_done.q.val()
+            || (self.m_axis_rtx_tvalid.val() && self.m_axis_rtx_tready.val());
+        self.l_cmd_ok.next = self.l_cmd_done.q.val()
+            || self.lw.q.val().cause == self.k_cause_none.val()
+            || (self.paths.s_axis_cmd_tready.val() && !self.l_cmd_done.q.val());
+        if self.lbusy.q.val() {
+            if self.lw.q.val().cause != self.k_cause_none.val() && !self.l_cmd_done.q.val() {
+                self.pcmd_v.next = true;
+                self.pcmd_l.next.conn = self.lw.q.val().conn;
+                self.pcmd_l.next.op = self.k_op_loss.val();
+                if self.lw.q.val().cause == self.k_cause_trim.val() {
+                    self.pcmd_l.next.op = self.k_op_trim.val();
+                }
+                self.pcmd_l.next.idx = self.lk_p.val();
+                self.pcmd_l.next.ev = self.lk_e.val();
+            }
+            if self.l_rtx_ok.val() && self.l_cmd_ok.val() {
+                self.l_rtx_done.d.next = false;
+                self.l_cmd_done.d.next = false;
+                self.lrem.d.next = self.lrem.q.val() & !self.lk_bit.val();
+                if (self.lrem.q.val() & !self.lk_bit.val()) == self.k_zero4.val() {
+                    self.lbusy.d.next = false;
+                }
+            } else {
+                self.l_rtx_done.d.next = self.l_rtx_ok.val();
+                self.l_cmd_done.d.next = self.l_cmd_ok.val();
+            }
+        } else if self.ackp.m_axis_lost_tvalid.val() {
+            self.lw.d.next = self.ackp.m_axis_lost_tdata.val();
+            self.lrem.d.next = self.ackp.m_axis_lost_tdata.val().mask;
+            self.lbusy.d.next = true;
+        }
+        self.lost_idle.next = !self.lbusy.q.val() && !self.ackp.m_axis_lost_tvalid.val();
         self.s_axis_open_tready.next = false;
         self.s_axis_sent_tready.next = false;
         self.s_axis_fb_tready.next = false;
         self.s_axis_gate_req_tready.next = false;
         // RTT estimator.
         self.rtt.in_valid.next = false;
-        self.rtt.upd_sample.next = self.sample.q.val() < self.k_half.val();
-        self.rtt.upd_timeout.next = false;
+        self.rtt.upd_sample.next =
+            self.state.q.val() == self.s_rtt.val() && self.sample.q.val() < self.k_half.val();
+        self.rtt.upd_timeout.next = self.state.q.val() == self.s_rto_t.val();
         self.rtt.sample.next = self.s64.val();
         if self.sample.q.val() == self.k_zero32.val() {
             self.rtt.sample.next = 1.into();
@@ -411,7 +901,7 @@ impl Logic for SenderEngine {
         self.rtt.cfg_rto_max_ns.next = self.cfg_rto_max_ns.val();
         // NSCC.
         self.nscc.start.next = false;
-        self.nscc.kind.next = self.k_ev_ack.val();
+        self.nscc.kind.next = self.nk.q.val();
         self.nscc.now.next = self.now.val();
         self.nscc.acked.next = self.zx_b.val().into();
         self.nscc.sample.next = self.k_zero64.val();
@@ -440,13 +930,21 @@ impl Logic for SenderEngine {
         self.gate.next_tx.next = self.est_l.val().next_tx;
         self.gate.ev.next = 0.into();
         self.gate.path.next = 0.into();
-        self.gate.now32.next = self.now.val().get_bits::<32>(0);
-        self.since.next = self.now.val().get_bits::<32>(0) - self.est_l.val().next_tx;
+        self.gate.now32.next = self.now32.val();
+        self.since.next = self.now32.val() - self.est_l.val().next_tx;
+        // A retransmission waits for the end of an RNR hold.
+        self.rnr_block.next = self.req.q.val().rtx
+            && self.est_l.val().rnr_armed
+            && (self.now32.val() - self.est_l.val().rnr_until) >= self.k_half.val();
         if self.m_axis_gate_resp_tready.val() {
             self.resp_valid.d.next = false;
         }
+        if self.m_axis_err_tready.val() {
+            self.err_pend.d.next = false;
+        }
         if self.state.q.val() == self.s_idle.val() {
             self.started.d.next = false;
+            self.dirty.d.next = false;
             if self.s_axis_open_tvalid.val() {
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
                 self.state.d.next = self.s_open.val();
@@ -457,10 +955,19 @@ impl Logic for SenderEngine {
                 self.conn.d.next = self.s_axis_fb_tdata.val().conn;
                 if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
                     self.state.d.next = self.s_ack_h.val();
+                } else if self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val()
+                    && (self.s_axis_fb_tdata.val().code == self.k_code_trim.val()
+                        || self.s_axis_fb_tdata.val().code == self.k_code_rnr.val())
+                {
+                    self.state.d.next = self.s_nack.val();
                 } else {
-                    // NACK processing is not implemented: dropped.
+                    // Other feedback concerns the message and connection layers: dropped here.
                     self.s_axis_fb_tready.next = true;
                 }
+            } else if self.wheel.m_axis_fire_tvalid.val() {
+                self.wheel.m_axis_fire_tready.next = true;
+                self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
+                self.state.d.next = self.s_fire_rd.val();
             } else if self.s_axis_gate_req_tvalid.val() && !self.resp_valid.q.val() {
                 self.s_axis_gate_req_tready.next = true;
                 self.conn.d.next = self.s_axis_gate_req_tdata.val().conn;
@@ -468,15 +975,34 @@ impl Logic for SenderEngine {
                 self.state.d.next = self.s_g_rd.val();
             }
         }
+        // ---- Open.
         if self.state.q.val() == self.s_open.val() {
             self.ackp.s_axis_open_tvalid.next = true;
             self.s_axis_open_tready.next = self.ackp.s_axis_open_tready.val();
             if self.ackp.s_axis_open_tready.val() {
+                self.open_r.d.next = self.s_axis_open_tdata.val();
+                self.est.d.next = self.init_l.val();
                 self.eng_ram.wr_data.next = self.init_l.val();
                 self.eng_ram.wr_en.next = true;
+                self.state.d.next = self.s_open_p.val();
+            }
+        }
+        if self.state.q.val() == self.s_open_p.val() {
+            // MR-PATH-1: the EV set from the connection's seed.
+            self.pcmd_v.next = true;
+            self.pcmd_l.next.op = self.k_op_open.val();
+            if self.paths.s_axis_cmd_tready.val() {
+                self.state.d.next = self.s_open_a.val();
+            }
+        }
+        if self.state.q.val() == self.s_open_a.val() {
+            // Nothing armed (est = initial state).
+            self.wheel.s_axis_arm_tvalid.next = true;
+            if self.wheel.s_axis_arm_tready.val() {
                 self.state.d.next = self.s_gap.val();
             }
         }
+        // ---- Sent.
         if self.state.q.val() == self.s_sent_h.val() {
             self.ackp.s_axis_sent_tvalid.next = true;
             self.s_axis_sent_tready.next = self.ackp.s_axis_sent_tready.val();
@@ -488,6 +1014,20 @@ impl Logic for SenderEngine {
         if self.state.q.val() == self.s_sent_rd.val() {
             self.est.d.next = self.eng_ram.rd_data.val();
             self.state.d.next = self.s_sent_p.val();
+            if !self.eng_ram.rd_data.val().rto_armed {
+                self.state.d.next = self.s_sent_q.val();
+            }
+        }
+        if self.state.q.val() == self.s_sent_q.val() {
+            self.rtt.in_valid.next = true;
+            self.state.d.next = self.s_sent_qw.val();
+        }
+        if self.state.q.val() == self.s_sent_qw.val() && self.rtt.out_valid.val() {
+            // MR-REL-40: a transmission arms the RTO if it is not armed.
+            self.est.d.next.rto_armed = true;
+            self.est.d.next.rto_at = self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+            self.dirty.d.next = true;
+            self.state.d.next = self.s_sent_p.val();
         }
         if self.state.q.val() == self.s_sent_p.val() {
             self.nscc.kind.next = self.k_ev_pace.val();
@@ -497,26 +1037,32 @@ impl Logic for SenderEngine {
             }
             if self.nscc.done.val() {
                 // MR-CC-2: next_send_at = now + gap (gap 0: no pacing).
-                self.est.d.next.next_tx =
-                    self.now.val().get_bits::<32>(0) + self.nscc.gap.val().get_bits::<32>(0);
+                self.est.d.next.next_tx = self.now32.val() + self.nscc.gap.val().get_bits::<32>(0);
                 self.est.d.next.pace_armed = self.nscc.gap.val() != self.k_zero64.val();
+                self.started.d.next = false;
                 self.state.d.next = self.s_wb.val();
+                if self.dirty.q.val() {
+                    self.state.d.next = self.s_arm.val();
+                }
             }
         }
+        // ---- ACK.
         if self.state.q.val() == self.s_ack_h.val() {
             self.ackp.s_axis_ack_tvalid.next = true;
             self.s_axis_fb_tready.next = self.ackp.s_axis_ack_tready.val();
             if self.ackp.s_axis_ack_tready.val() {
                 // MR-REL-26: the sample is now - echo_ts (32-bit).
-                self.sample.d.next =
-                    self.now.val().get_bits::<32>(0) - self.s_axis_fb_tdata.val().echo_ts;
+                self.sample.d.next = self.now32.val() - self.s_axis_fb_tdata.val().echo_ts;
                 self.ece.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(7);
+                self.dup.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(6);
+                self.echo_ev.d.next = self.s_axis_fb_tdata.val().echo_ev.get_bits::<14>(0);
                 self.state.d.next = self.s_ack_w.val();
             }
         }
         if self.state.q.val() == self.s_ack_w.val() {
-            self.ackp.m_axis_res_tready.next = true;
-            if self.ackp.m_axis_res_tvalid.val() {
+            // The result, once every clean word reached the EV set.
+            if self.ackp.m_axis_res_tvalid.val() && !self.ackp.m_axis_clean_tvalid.val() {
+                self.ackp.m_axis_res_tready.next = true;
                 self.res.d.next = self.ackp.m_axis_res_tdata.val();
                 self.est.d.next = self.eng_ram.rd_data.val();
                 self.state.d.next = self.s_rtt.val();
@@ -531,17 +1077,70 @@ impl Logic for SenderEngine {
             self.est.d.next.r_var = self.rtt.st_out.val().rttvar;
             self.est.d.next.r_has = self.rtt.st_out.val().has;
             self.est.d.next.r_bo = self.rtt.st_out.val().backoff;
-            if self.res.q.val().newly != self.k_zero16.val() {
-                self.est.d.next.rto_rtx = false;
-            }
-            self.state.d.next = self.s_wb.val();
-            if !self.res.q.val().invalid
-                && (self.res.q.val().newly != self.k_zero16.val() || self.ece.q.val())
+            self.srtt_q.d.next = self.rtt.srtt.val();
+            self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
+            self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+            // MR-REL-59: the reordering multiplier, with the srtt after the sample.
+            if self.dup.q.val() {
+                if self.since64.val() >= self.rtt.srtt.val() {
+                    self.est.d.next.reo_stamp = self.now.val();
+                    if self.est.q.val().reo_mult < self.k_sixteen5.val() {
+                        self.est.d.next.reo_mult = self.est.q.val().reo_mult + self.k_one5.val();
+                    }
+                }
+            } else if self.est.q.val().reo_mult > self.k_one5.val()
+                && self.since64.val() >= (self.rtt.srtt.val() << 4)
             {
-                self.state.d.next = self.s_cc.val();
+                self.est.d.next.reo_stamp = self.now.val();
+                self.est.d.next.reo_mult = self.est.q.val().reo_mult - self.k_one5.val();
+            }
+            if self.res.q.val().invalid {
+                // Ignored (counted by the model as a drop).
+                self.state.d.next = self.s_wb.val();
+            } else {
+                if self.res.q.val().newly != self.k_zero16.val() {
+                    // Progress: the window governs retransmissions again; the retry count restarts.
+                    self.est.d.next.rto_rtx = false;
+                    self.est.d.next.retries = self.k_zero8.val();
+                }
+                if self.res.q.val().cack_advanced {
+                    // MR-REL-40: re-armed at now + rto, disarmed with nothing outstanding.
+                    self.est.d.next.rnr_count = self.k_zero8.val();
+                    self.est.d.next.rto_armed = !self.res.q.val().idle;
+                    self.est.d.next.rto_at =
+                        self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+                }
+                self.state.d.next = self.s_srtt.val();
             }
         }
-        if self.state.q.val() == self.s_cc.val() {
+        if self.state.q.val() == self.s_srtt.val() {
+            // MR-PATH-18: the freeze span follows srtt.
+            self.pcmd_v.next = !self.lbusy.q.val();
+            self.pcmd_l.next.op = self.k_op_srtt.val();
+            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                self.nk.d.next = self.k_ev_ack.val();
+                self.nret.d.next = self.s_det.val();
+                self.dret.d.next = self.s_arm.val();
+                if self.ece.q.val() {
+                    self.state.d.next = self.s_ece.val();
+                } else if self.res.q.val().newly != self.k_zero16.val() {
+                    self.state.d.next = self.s_nscc.val();
+                } else {
+                    self.state.d.next = self.s_det.val();
+                }
+            }
+        }
+        if self.state.q.val() == self.s_ece.val() {
+            // MR-PATH-2: the echoed EV's entry is recycled.
+            self.pcmd_v.next = !self.lbusy.q.val();
+            self.pcmd_l.next.op = self.k_op_ece.val();
+            self.pcmd_l.next.ev = self.echo_ev.q.val();
+            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                self.state.d.next = self.s_nscc.val();
+            }
+        }
+        // ---- One NSCC event (kind nk) on the loaded state, then nret.
+        if self.state.q.val() == self.s_nscc.val() {
             if !self.started.q.val() && self.nscc.ready.val() {
                 self.nscc.start.next = true;
                 self.started.d.next = true;
@@ -554,25 +1153,254 @@ impl Logic for SenderEngine {
                 self.est.d.next.min_stamp = self.nscc.st_out.val().min_stamp;
                 self.est.d.next.last_md = self.nscc.st_out.val().last_md;
                 self.est.d.next.md_valid = self.nscc.st_out.val().md_valid;
-                self.state.d.next = self.s_wb.val();
+                self.started.d.next = false;
+                self.state.d.next = self.nret.q.val();
             }
         }
+        // ---- Detection run (rules b, c), then dret.
+        if self.state.q.val() == self.s_det.val() {
+            self.cmd_v.next = true;
+            self.cmd_l.next.op = self.k_cmd_detect.val();
+            if self.ackp.s_axis_cmd_tready.val() {
+                self.state.d.next = self.s_det_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_det_w.val()
+            && self.ackp.m_axis_cres_tvalid.val()
+            && self.lost_idle.val()
+        {
+            self.ackp.m_axis_cres_tready.next = true;
+            // MR-REL-37: the RACK timer.
+            self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
+            self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
+            self.state.d.next = self.dret.q.val();
+            if self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val() {
+                // MR-REL-41: on_loss.
+                self.nk.d.next = self.k_ev_loss.val();
+                self.nret.d.next = self.dret.q.val();
+                self.state.d.next = self.s_nscc.val();
+            }
+        }
+        // ---- NACK.
+        if self.state.q.val() == self.s_nack.val() {
+            self.cmd_v.next = true;
+            self.cmd_l.next.op = self.k_cmd_nack.val();
+            self.cmd_l.next.psn = self.s_axis_fb_tdata.val().psn;
+            if self.ackp.s_axis_cmd_tready.val() {
+                self.s_axis_fb_tready.next = true;
+                self.nack_trim.d.next = self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
+                self.nack_aux.d.next = self.s_axis_fb_tdata.val().aux;
+                self.state.d.next = self.s_nack_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_nack_w.val() {
+            self.est.d.next = self.eng_ram.rd_data.val();
+            if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
+                self.ackp.m_axis_cres_tready.next = true;
+                self.state.d.next = self.s_gap.val();
+                if self.ackp.m_axis_cres_tdata.val().found {
+                    if self.nack_trim.q.val() {
+                        // MR-REL-41: on_nack_trim.
+                        self.nk.d.next = self.k_ev_trim.val();
+                        self.nret.d.next = self.s_wb.val();
+                        self.state.d.next = self.s_nscc.val();
+                    } else {
+                        // RNR: hold the retransmission; count consecutive RNRs.
+                        self.state.d.next = self.s_wb.val();
+                        self.est.d.next.rnr_armed = true;
+                        self.est.d.next.rnr_until = self.now32.val() + self.rnr_ns.val();
+                        if !self.eng_ram.rd_data.val().rnr_armed
+                            || (self.now32.val() - self.eng_ram.rd_data.val().rnr_until)
+                                < self.k_half.val()
+                        {
+                            if self.eng_ram.rd_data.val().rnr_count != self.k_max8.val() {
+                                self.est.d.next.rnr_count =
+                                    self.eng_ram.rd_data.val().rnr_count + self.k_one8.val();
+                            }
+                            if self.eng_ram.rd_data.val().rnr_count >= self.cfg_rnr_retry.val() {
+                                self.state.d.next = self.s_err.val();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // ---- Timer.
+        if self.state.q.val() == self.s_fire_rd.val() {
+            self.state.d.next = self.s_fire_ld.val();
+        }
+        if self.state.q.val() == self.s_fire_ld.val() {
+            self.est.d.next = self.eng_ram.rd_data.val();
+            self.state.d.next = self.s_fire_q.val();
+        }
+        if self.state.q.val() == self.s_fire_q.val() {
+            self.rtt.in_valid.next = true;
+            self.state.d.next = self.s_fire_qw.val();
+        }
+        if self.state.q.val() == self.s_fire_qw.val() && self.rtt.out_valid.val() {
+            self.srtt_q.d.next = self.rtt.srtt.val();
+            self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
+            self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+            self.rto_due.d.next = self.est.q.val().rto_armed
+                && (self.now32.val() - self.est.q.val().rto_at) < self.k_half.val();
+            self.dret.d.next = self.s_fire_next.val();
+            self.state.d.next = self.s_fire_next.val();
+            if self.est.q.val().rack_armed
+                && (self.now32.val() - self.est.q.val().rack_at) < self.k_half.val()
+            {
+                self.state.d.next = self.s_det.val();
+            }
+        }
+        if self.state.q.val() == self.s_fire_next.val() {
+            self.state.d.next = self.s_arm.val();
+            if self.rto_due.q.val() {
+                self.state.d.next = self.s_rto.val();
+            }
+        }
+        if self.state.q.val() == self.s_rto.val() {
+            // MR-REL-39, MR-REL-55: count the expiry first.
+            if self.est.q.val().retries != self.k_max8.val() {
+                self.est.d.next.retries = self.est.q.val().retries + self.k_one8.val();
+            }
+            self.state.d.next = self.s_rto_c.val();
+            if self.est.q.val().retries >= self.cfg_retry_limit.val() {
+                self.state.d.next = self.s_err.val();
+            }
+        }
+        if self.state.q.val() == self.s_rto_c.val() {
+            self.cmd_v.next = true;
+            self.cmd_l.next.op = self.k_cmd_rto.val();
+            if self.ackp.s_axis_cmd_tready.val() {
+                self.state.d.next = self.s_rto_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_rto_w.val()
+            && self.ackp.m_axis_cres_tvalid.val()
+            && self.lost_idle.val()
+        {
+            self.ackp.m_axis_cres_tready.next = true;
+            // MR-REL-45: the expiry's retransmission passes the window.
+            self.est.d.next.rto_rtx = self.ackp.m_axis_cres_tdata.val().queued;
+            self.outst.d.next = self.ackp.m_axis_cres_tdata.val().outstanding;
+            self.state.d.next = self.s_rto_t.val();
+        }
+        if self.state.q.val() == self.s_rto_t.val() {
+            // Backoff (upd_timeout).
+            self.rtt.in_valid.next = true;
+            self.state.d.next = self.s_rto_tw.val();
+        }
+        if self.state.q.val() == self.s_rto_tw.val() && self.rtt.out_valid.val() {
+            self.est.d.next.r_srtt = self.rtt.st_out.val().srtt;
+            self.est.d.next.r_var = self.rtt.st_out.val().rttvar;
+            self.est.d.next.r_has = self.rtt.st_out.val().has;
+            self.est.d.next.r_bo = self.rtt.st_out.val().backoff;
+            // MR-REL-40: re-armed after the backoff while anything is outstanding.
+            self.est.d.next.rto_armed = self.outst.q.val();
+            self.est.d.next.rto_at = self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+            // MR-CC-13: on_timeout.
+            self.nk.d.next = self.k_ev_timeout.val();
+            self.nret.d.next = self.s_arm.val();
+            self.state.d.next = self.s_nscc.val();
+        }
+        if self.state.q.val() == self.s_err.val() && !self.err_pend.q.val() {
+            // MR-REL-55: the connection fails; its timers stop.
+            self.err_pend.d.next = true;
+            self.err_conn.d.next = self.conn.q.val();
+            self.est.d.next.failed = true;
+            self.est.d.next.rto_armed = false;
+            self.est.d.next.rack_armed = false;
+            self.state.d.next = self.s_arm.val();
+        }
+        // ---- Gate request.
         if self.state.q.val() == self.s_g_rd.val() {
             self.state.d.next = self.s_g_ev.val();
+            if self.req.q.val().rtx {
+                self.state.d.next = self.s_g_peek.val();
+            }
+        }
+        if self.state.q.val() == self.s_g_peek.val() {
+            self.cmd_v.next = true;
+            self.cmd_l.next.op = self.k_cmd_peek.val();
+            if self.ackp.s_axis_cmd_tready.val() {
+                self.state.d.next = self.s_g_peek_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_g_peek_w.val() && self.ackp.m_axis_cres_tvalid.val() {
+            self.ackp.m_axis_cres_tready.next = true;
+            self.peek_path.d.next = self.ackp.m_axis_cres_tdata.val().path;
+            self.state.d.next = self.s_g_ev.val();
+            if !self.ackp.m_axis_cres_tdata.val().found {
+                // Acknowledged meanwhile or no longer declared: not needed (the model's pop_lost skips it).
+                self.resp.d.next.conn = self.req.q.val().conn;
+                self.resp.d.next.psn = self.req.q.val().psn;
+                self.resp.d.next.allow = false;
+                self.resp.d.next.ev = 0.into();
+                self.resp.d.next.path = 0.into();
+                self.resp.d.next.retry_at = self.k_zero32.val();
+                self.resp.d.next.skip = true;
+                self.state.d.next = self.s_g_out.val();
+            }
         }
         if self.state.q.val() == self.s_g_ev.val() {
             self.gate.in_valid.next = true;
-            // Disarm pacing once now has passed next_tx (see cc::gate).
+            // Disarm pacing and the RNR hold once now has passed them (see cc::gate).
             self.est.d.next = self.est_l.val();
-            self.est.d.next.pace_armed = false;
-            self.dis.d.next = self.est_l.val().pace_armed && self.since.val() < self.k_half.val();
+            if self.est_l.val().pace_armed && self.since.val() < self.k_half.val() {
+                self.est.d.next.pace_armed = false;
+                self.dirty.d.next = true;
+            }
+            if self.est_l.val().rnr_armed
+                && (self.now32.val() - self.est_l.val().rnr_until) < self.k_half.val()
+            {
+                self.est.d.next.rnr_armed = false;
+                self.dirty.d.next = true;
+            }
+            self.state.d.next = self.s_g_dec.val();
+        }
+        if self.state.q.val() == self.s_g_dec.val() {
+            self.resp.d.next = self.gate.resp.val();
+            self.resp.d.next.skip = false;
+            self.state.d.next = self.s_g_out.val();
+            if self.est_l.val().failed {
+                self.resp.d.next.allow = false;
+                self.resp.d.next.retry_at = self.k_zero32.val();
+                self.resp.d.next.skip = self.req.q.val().rtx;
+            } else if self.rnr_block.val() {
+                self.resp.d.next.allow = false;
+                self.resp.d.next.retry_at = self.est_l.val().rnr_until;
+            } else if self.gate.resp.val().allow {
+                self.state.d.next = self.s_g_ch.val();
+            }
+        }
+        if self.state.q.val() == self.s_g_ch.val() {
+            // MR-PATH-3, MR-PATH-10: the EV; a retransmission avoids its previous entry.
+            self.pcmd_v.next = !self.lbusy.q.val();
+            self.pcmd_l.next.op = self.k_op_choose.val();
+            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                self.state.d.next = self.s_g_ch_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_g_ch_w.val() && self.paths.m_axis_res_tvalid.val() {
+            self.paths.m_axis_res_tready.next = true;
+            self.resp.d.next.ev = self.paths.m_axis_res_tdata.val().ev;
+            self.resp.d.next.path = self.paths.m_axis_res_tdata.val().path;
+            if self.req.q.val().rtx {
+                self.est.d.next.rto_rtx = false;
+                self.dirty.d.next = true;
+            }
             self.state.d.next = self.s_g_out.val();
         }
         if self.state.q.val() == self.s_g_out.val() {
-            self.resp.d.next = self.gate.resp.val();
             self.resp_valid.d.next = true;
             self.state.d.next = self.s_idle.val();
-            if self.dis.q.val() {
+            if self.dirty.q.val() {
+                self.state.d.next = self.s_wb.val();
+            }
+        }
+        // ---- Arm the wheel with the earlier deadline, write the state back.
+        if self.state.q.val() == self.s_arm.val() {
+            self.wheel.s_axis_arm_tvalid.next = true;
+            if self.wheel.s_axis_arm_tready.val() {
                 self.state.d.next = self.s_wb.val();
             }
         }
@@ -583,18 +1411,24 @@ impl Logic for SenderEngine {
         if self.state.q.val() == self.s_gap.val() {
             self.state.d.next = self.s_idle.val();
         }
+        // Command ports.
+        self.ackp.s_axis_cmd_tdata.next = self.cmd_l.val();
+        self.ackp.s_axis_cmd_tvalid.next = self.cmd_v.val();
+        self.paths.s_axis_cmd_tdata.next = self.pcmd_l.val();
+        self.paths.s_axis_cmd_tvalid.next = self.pcmd_v.val();
         if self.rst.val() {
             self.state.d.next = self.s_idle.val();
             self.resp_valid.d.next = false;
             self.started.d.next = false;
+            self.err_pend.d.next = false;
+            self.lbusy.d.next = false;
+            self.l_rtx_done.d.next = false;
+            self.l_cmd_done.d.next = false;
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();
-        self.m_axis_rtx_tdata.next.conn = self.k_zero16.val();
-        self.m_axis_rtx_tdata.next.psn = self.k_zero32.val();
-        self.m_axis_rtx_tvalid.next = false;
-        self.m_axis_err_tdata.next = self.k_zero16.val();
-        self.m_axis_err_tvalid.next = false;
+        self.m_axis_err_tdata.next = self.err_conn.q.val();
+        self.m_axis_err_tvalid.next = self.err_pend.q.val();
     }
 }
 

@@ -695,6 +695,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.snd.cfg_rto_init_ns.next = self.epc.cfg_rto_init_ns.val();
         self.snd.cfg_rto_max_ns.next = self.epc.cfg_rto_max_ns.val();
         self.snd.cfg_retry_limit.next = self.epc.cfg_retry_limit.val();
+        // The model's default RNR retry count (`EndpointConfig::rnr_retry`).
+        self.snd.cfg_rnr_retry.next = 7.into();
         self.snd.cfg_reorder_distance.next = self.epc.cfg_reorder_distance.val();
 
         // Transmit: engine -> frame builder -> MAC.

@@ -11,7 +11,8 @@
 //!    connection joins the new-data round-robin list. At the per-connection limit (`cfg_conn_msgs`) or with
 //!    the pool empty it is held (back-pressure) and retried after the next acknowledgement or packet.
 //! 4. A retransmission (`s_axis_rtx_*`, in declaration order, MR-REL-43): the PSN is looked up in the message
-//!    list (stale PSNs outside `[snd_una, snd_nxt)` are dropped) and rebuilt by [`Segment`] with RTX set.
+//!    list (stale PSNs outside `[snd_una, snd_nxt)` are dropped) and rebuilt by [`Segment`] with RTX set; a
+//!    gate answer with `skip` (acknowledged meanwhile) drops it too.
 //! 5. New data, round-robin over connections (a FIFO of connection indices): the connection at the head sends
 //!    one packet of its current message and goes back to the tail while it has more. The MSN, SSN, first PSN
 //!    and segment size of a message are fixed when its first packet leaves (MR-WIRE-30). A rejected work
@@ -759,6 +760,11 @@ impl Logic for Scheduler {
                 self.resp.d.next = self.s_axis_gate_resp_tdata.val();
                 if self.s_axis_gate_resp_tdata.val().allow {
                     self.st.d.next = self.c_s_sent_out.val();
+                } else if self.is_rtx.q.val() && self.s_axis_gate_resp_tdata.val().skip {
+                    // No longer needed: dropped.
+                    self.rtx_hold.d.next = false;
+                    self.rtx_wait.d.next = false;
+                    self.st.d.next = self.c_s_idle.val();
                 } else if self.is_rtx.q.val() {
                     self.rtx_wait.d.next = true;
                     self.rtx_retry.d.next = self.retry.val();
