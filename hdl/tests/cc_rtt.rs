@@ -3,7 +3,7 @@
 //! the ns24 storage is exact. Operations are issued back to back (one per cycle) to check the pipeline too.
 //! Seed: `CC_RTT_SEED` (printed).
 
-use metaroce_hdl::cc::rtt::{RttState, RttUnit};
+use metaroce_hdl::cc::rtt::{RttState, RttUnit, LATENCY};
 use metaroce_proto::transport::rtt::RttEstimator;
 use rust_hdl::prelude::*;
 
@@ -58,8 +58,8 @@ fn mr_rel_27_30_36_rtt_unit_matches_the_model() {
             rto_min + rng.below(100_000_000)
         };
         // Several connections interleaved would each need their own state; one connection at a time, with
-        // the state fed back from the previous operation's result (4 cycles later), so operations are issued
-        // every 4th cycle and the cycles in between carry queries of a stale state (ignored).
+        // the state fed back from the previous operation's result (LATENCY cycles later), so operations are
+        // issued every LATENCY-th cycle and the cycles in between carry queries of a stale state (ignored).
         let mut m = RttEstimator::new(rto_min, rto_init, rto_max, 1_000_000);
         let mut u = RttUnit::default();
         u.connect_all();
@@ -97,7 +97,7 @@ fn mr_rel_27_30_36_rtt_unit_matches_the_model() {
             // Back-to-back queries of random states fill the pipeline behind it.
             u.upd_sample.next = false;
             u.upd_timeout.next = false;
-            for k in 0..3 {
+            for k in 0..LATENCY - 1 {
                 u.st_in.next = RttState {
                     srtt: (rng.below(1 << 24)).to_bits(),
                     rttvar: (rng.below(1 << 24)).to_bits(),

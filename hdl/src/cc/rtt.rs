@@ -17,10 +17,14 @@
 //! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
 //! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
 //!
-//! Pipeline: 4 cycles from `in_valid` to `out_valid` (four register stages), one operation per cycle. Configuration values
+//! Pipeline: [`LATENCY`] = 5 cycles from `in_valid` to `out_valid` (five register stages; the backoff shift takes
+//! three of them so that no stage chains more than two comparisons), one operation per cycle. Configuration values
 //! `< 2^62`.
 
 use rust_hdl::prelude::*;
+
+/// Cycles from `in_valid` to `out_valid`.
+pub const LATENCY: usize = 5;
 
 /// Records of the estimator.
 pub mod rec {
@@ -73,7 +77,7 @@ pub struct RttUnit {
     pub cfg_rto_init_ns: Signal<In, Bits<64>>,
     /// RTO upper bound, ns.
     pub cfg_rto_max_ns: Signal<In, Bits<64>>,
-    /// Result valid (4 cycles after `in_valid`).
+    /// Result valid ([`LATENCY`] cycles after `in_valid`).
     pub out_valid: Signal<Out, Bit>,
     /// State after.
     pub st_out: Signal<Out, RttState>,
@@ -103,6 +107,13 @@ pub struct RttUnit {
     reo3: DFF<Bits<64>>,
     srtt3: DFF<Bits<64>>,
     st3: DFF<RttState>,
+    // stage 3b
+    v3b: DFF<Bit>,
+    r3b: DFF<Bits<64>>,
+    bo3b: DFF<Bits<5>>,
+    reo3b: DFF<Bits<64>>,
+    srtt3b: DFF<Bits<64>>,
+    st3b: DFF<RttState>,
     // stage 4 (outputs)
     v4: DFF<Bit>,
     r4: DFF<Bits<64>>,
@@ -164,6 +175,12 @@ impl Default for RttUnit {
             reo3: Default::default(),
             srtt3: Default::default(),
             st3: Default::default(),
+            v3b: Default::default(),
+            r3b: Default::default(),
+            bo3b: Default::default(),
+            reo3b: Default::default(),
+            srtt3b: Default::default(),
+            st3b: Default::default(),
             v4: Default::default(),
             r4: Default::default(),
             reo4: Default::default(),
@@ -196,7 +213,7 @@ impl Logic for RttUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clk, v1, srtt1, var1, has1, bo1, v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3,
-            reo3, srtt3, st3, v4, r4, reo4, srtt4, st4
+            reo3, srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b, st3b, v4, r4, reo4, srtt4, st4
         );
         self.zx_srtt.next.lo = self.st_in.val().srtt;
         self.zx_srtt.next.hi = self.k_zero40.val();
@@ -274,7 +291,7 @@ impl Logic for RttUnit {
         }
         self.st2.d.next.has = self.has1.q.val();
         self.st2.d.next.backoff = self.bo1.q.val();
-        // Stage 3: backoff shift by 1, 2, 4, saturating at rto_max (MR-REL-30).
+        // Stage 3: backoff shift by 1, 2, saturating at rto_max (MR-REL-30).
         self.sh_a.next = self.base2.q.val();
         if self.bo2.q.val().get_bit(0) {
             if self.base2.q.val() > (self.rmax.val() >> 1) {
@@ -292,29 +309,36 @@ impl Logic for RttUnit {
             }
         }
         self.r3.d.next = self.sh_b.val();
-        if self.bo2.q.val().get_bit(2) {
-            if self.sh_b.val() > (self.rmax.val() >> 4) {
-                self.r3.d.next = self.rmax.val();
-            } else {
-                self.r3.d.next = self.sh_b.val() << 4;
-            }
-        }
         self.v3.d.next = self.v2.q.val();
         self.bo3.d.next = self.bo2.q.val();
         self.reo3.d.next = self.reo2.q.val();
         self.srtt3.d.next = self.srtt2.q.val();
         self.st3.d.next = self.st2.q.val();
+        // Stage 3b: shift by 4.
+        self.r3b.d.next = self.r3.q.val();
+        if self.bo3.q.val().get_bit(2) {
+            if self.r3.q.val() > (self.rmax.val() >> 4) {
+                self.r3b.d.next = self.rmax.val();
+            } else {
+                self.r3b.d.next = self.r3.q.val() << 4;
+            }
+        }
+        self.v3b.d.next = self.v3.q.val();
+        self.bo3b.d.next = self.bo3.q.val();
+        self.reo3b.d.next = self.reo3.q.val();
+        self.srtt3b.d.next = self.srtt3.q.val();
+        self.st3b.d.next = self.st3.q.val();
         // Stage 4: shift by 8, 16.
-        self.sh_c.next = self.r3.q.val();
-        if self.bo3.q.val().get_bit(3) {
-            if self.r3.q.val() > (self.rmax.val() >> 8) {
+        self.sh_c.next = self.r3b.q.val();
+        if self.bo3b.q.val().get_bit(3) {
+            if self.r3b.q.val() > (self.rmax.val() >> 8) {
                 self.sh_c.next = self.rmax.val();
             } else {
-                self.sh_c.next = self.r3.q.val() << 8;
+                self.sh_c.next = self.r3b.q.val() << 8;
             }
         }
         self.sh_d.next = self.sh_c.val();
-        if self.bo3.q.val().get_bit(4) {
+        if self.bo3b.q.val().get_bit(4) {
             if self.sh_c.val() > (self.rmax.val() >> 16) {
                 self.sh_d.next = self.rmax.val();
             } else {
@@ -322,14 +346,15 @@ impl Logic for RttUnit {
             }
         }
         self.r4.d.next = self.sh_d.val();
-        self.v4.d.next = self.v3.q.val();
-        self.reo4.d.next = self.reo3.q.val();
-        self.srtt4.d.next = self.srtt3.q.val();
-        self.st4.d.next = self.st3.q.val();
+        self.v4.d.next = self.v3b.q.val();
+        self.reo4.d.next = self.reo3b.q.val();
+        self.srtt4.d.next = self.srtt3b.q.val();
+        self.st4.d.next = self.st3b.q.val();
         if self.rst.val() {
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
+            self.v3b.d.next = false;
             self.v4.d.next = false;
         }
         self.out_valid.next = self.v4.q.val();

@@ -9,6 +9,11 @@
 //! * connections opened (`connections_opened`).
 //!
 //! A custom block because the lane positions come from regmap's counter table at generation time.
+//!
+//! Bytes per beat: `tkeep` is contiguous from bit 0 on every stream of the core, so the byte count is the
+//! thermometer code's value; bit `j` of it is the XOR of `keep[k * 2^j - 1]` over `k >= 1` ([`keep_bytes`]),
+//! at most a 64-input XOR (three LUT levels) where a population count would chain adders. The model in
+//! `update` computes the same function, so the two agree for any `keep`.
 
 use crate::rx::drop;
 use metaroce_regmap::counters::COUNTERS;
@@ -54,6 +59,20 @@ pub struct CounterEvents<const KW: usize> {
     pub cnt_inc: Signal<Out, Bits<1024>>,
 }
 
+/// The number of bytes a contiguous `keep` of `kw` bits marks, computed as the hardware does (see the module
+/// docs): bit `j` is the XOR of `keep[k * 2^j - 1]` for `k = 1 ..= kw / 2^j`.
+pub fn keep_bytes(keep: impl Fn(usize) -> bool, kw: usize) -> u64 {
+    let mut n = 0;
+    let mut j = 0;
+    while (1usize << j) <= kw {
+        let step = 1usize << j;
+        let parity = (1..=kw / step).fold(false, |p, k| p ^ keep(k * step - 1));
+        n |= u64::from(parity) << j;
+        j += 1;
+    }
+    n
+}
+
 fn add(v: &mut [u64; 64], name: &str, n: u64) {
     if let Some(l) = lane(name) {
         v[l] += n;
@@ -63,7 +82,7 @@ fn add(v: &mut [u64; 64], name: &str, n: u64) {
 impl<const KW: usize> Logic for CounterEvents<KW> {
     fn update(&mut self) {
         let mut v = [0u64; 64];
-        let ones = |k: Bits<KW>| (0..KW).filter(|&i| k.get_bit(i)).count() as u64;
+        let ones = |k: Bits<KW>| keep_bytes(|i| k.get_bit(i), KW);
         if self.tx_beat.val() {
             add(&mut v, "tx_bytes", ones(self.tx_keep.val()));
             add(&mut v, "tx_packets", u64::from(self.tx_last.val()));
@@ -111,19 +130,22 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         let kb = usize::BITS as usize - KW.leading_zeros() as usize;
         let _ = writeln!(
             s,
-            "integer i;\nreg [{}:0] tx_ones;\nreg [{}:0] rx_ones;",
+            "reg [{}:0] tx_ones;\nreg [{}:0] rx_ones;",
             kb - 1,
             kb - 1
         );
-        let _ = writeln!(
-            s,
-            "always @(*) begin\n   tx_ones = {kb}'d0;\n   rx_ones = {kb}'d0;"
-        );
-        let _ = writeln!(
-            s,
-            "   for (i = 0; i < {KW}; i = i + 1) begin\n      tx_ones = tx_ones + {{{z}'d0, tx_keep[i]}};\n      rx_ones = rx_ones + {{{z}'d0, rx_keep[i]}};\n   end",
-            z = kb - 1
-        );
+        let _ = writeln!(s, "always @(*) begin");
+        for j in 0..kb {
+            let step = 1usize << j;
+            let taps = |v: &str| {
+                (1..=KW / step)
+                    .map(|k| format!("{v}[{}]", k * step - 1))
+                    .collect::<Vec<_>>()
+                    .join(" ^ ")
+            };
+            let _ = writeln!(s, "   tx_ones[{j}] = {};", taps("tx_keep"));
+            let _ = writeln!(s, "   rx_ones[{j}] = {};", taps("rx_keep"));
+        }
         let _ = writeln!(s, "   cnt_inc = 1024'd0;");
         let lane_expr = |name: &str, e: &str, s: &mut String| {
             if let Some(l) = lane(name) {
@@ -157,5 +179,19 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         }
         let _ = writeln!(s, "end");
         Verilog::Custom(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_bytes;
+
+    #[test]
+    fn keep_bytes_counts_every_contiguous_keep() {
+        for kw in [64usize, 128] {
+            for n in 0..=kw {
+                assert_eq!(keep_bytes(|i| i < n, kw), n as u64, "kw {kw} n {n}");
+            }
+        }
     }
 }
