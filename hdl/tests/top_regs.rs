@@ -38,6 +38,9 @@ fn read(rf: &mut RegFile, off: u32) -> u32 {
     rf.bus_rd_addr.next = bits(u64::from(off));
     tick(rf);
     rf.bus_rd_en.next = false;
+    // The answer comes two cycles after the request.
+    assert!(!rf.bus_rd_valid.val(), "early answer to a read of {off:#x}");
+    tick(rf);
     assert!(rf.bus_rd_valid.val(), "no answer to a read of {off:#x}");
     rf.bus_rd_data.val().index() as u32
 }

@@ -13,7 +13,10 @@
 //! * `Wo`: `MAILBOX.CTRL` pulses `mbox_go` with the tag; `COUNTERS.SNAPSHOT` copies every counter into `VALUE`.
 //!
 //! Counters: counter `i` (regmap `CounterId` index) adds lane `i` of `cnt_inc` (16 bits per lane) every cycle.
-//! Reads answer one cycle after `bus_rd_en`; unmapped offsets read 0.
+//! Reads answer two cycles after `bus_rd_en`, with the value at the second edge (before that edge's writes):
+//! the first edge registers the address decode (one select bit per readable word), the second an AND-OR of
+//! the selected word, so neither stage chains a 24-bit comparison into the wide read multiplexer. Unmapped
+//! offsets read 0.
 
 use crate::CoreConfig;
 use metaroce_regmap::block::{self as rblock, BlockType, DEFAULT_MAP};
@@ -166,7 +169,7 @@ pub struct RegFile {
     pub bus_rd_en: Signal<In, Bit>,
     /// Bus read byte address.
     pub bus_rd_addr: Signal<In, Bits<24>>,
-    /// Read data (one cycle after `bus_rd_en`).
+    /// Read data (two cycles after `bus_rd_en`).
     pub bus_rd_data: Signal<Out, Bits<32>>,
     /// Read data valid.
     pub bus_rd_valid: Signal<Out, Bit>,
@@ -204,6 +207,7 @@ pub struct RegFile {
     _fw: [u32; 17],
     _cnt: [u64; COUNTER_LANES],
     _snap: [u64; COUNTER_LANES],
+    _rd_pend: Option<u32>,
 }
 
 impl RegFile {
@@ -239,6 +243,7 @@ impl RegFile {
             _cause: 0,
             _fw: [0; 17],
             _cnt: [0; COUNTER_LANES],
+            _rd_pend: None,
             _snap: [0; COUNTER_LANES],
         };
         rf._rw = rf.rw_resets();
@@ -302,12 +307,12 @@ impl Logic for RegFile {
             self._fw = [0; 17];
             self._cnt = [0; COUNTER_LANES];
             self._snap = [0; COUNTER_LANES];
+            self._rd_pend = None;
             self.bus_rd_data.next = 0.into();
             return;
         }
-        // Reads see the state before this edge's writes.
-        if self.bus_rd_en.val() {
-            let off = self.bus_rd_addr.val().index() as u32;
+        // A read issued at the previous edge answers now, with the state before this edge's writes.
+        if let Some(off) = self._rd_pend.take() {
             let v = match self._map.get(&off) {
                 Some(RegKind::Const(c)) => *c,
                 Some(RegKind::GitHash) => self.git_hash.val().index() as u32,
@@ -327,6 +332,9 @@ impl Logic for RegFile {
             };
             self.bus_rd_data.next = bits(u64::from(v));
             self.bus_rd_valid.next = true;
+        }
+        if self.bus_rd_en.val() {
+            self._rd_pend = Some(self.bus_rd_addr.val().index() as u32);
         }
         let inc = self.cnt_inc.val();
         let mut cause = self._cause | self.irq_cause_set.val().index() as u32;
@@ -390,6 +398,17 @@ fn verilog_body(rf: &RegFile) -> String {
         COUNTER_LANES - 1
     );
     let _ = writeln!(s, "reg [31:0] rd;\ninteger i;");
+    let nread = rf
+        ._map
+        .values()
+        .filter(|k| match k {
+            RegKind::Snapshot(i) => i / 2 < COUNTER_LANES,
+            RegKind::MboxCtrl | RegKind::SnapshotCmd => false,
+            _ => true,
+        })
+        .count()
+        .max(1);
+    let _ = writeln!(s, "reg [{}:0] rd_sel;\nreg rd_pend;", nread - 1);
     let en = rf
         .enable_index()
         .map_or("32'd0".to_string(), |i| format!("rw[{i}]"));
@@ -405,7 +424,8 @@ fn verilog_body(rf: &RegFile) -> String {
         }
     }
     let _ = writeln!(s, "      default: fw_rd_data = 32'd0;\n   endcase");
-    let _ = writeln!(s, "   case (bus_rd_addr)");
+    // The readable words, in offset order: (offset, value expression).
+    let mut readable: Vec<(u32, String)> = Vec::new();
     for (off, k) in &rf._map {
         let e = match k {
             RegKind::Const(c) => format!("32'h{c:08x}"),
@@ -426,9 +446,14 @@ fn verilog_body(rf: &RegFile) -> String {
             }
             RegKind::MboxCtrl | RegKind::SnapshotCmd => continue,
         };
-        let _ = writeln!(s, "      24'h{off:06x}: rd = {e};");
+        readable.push((*off, e));
     }
-    let _ = writeln!(s, "      default: rd = 32'd0;\n   endcase\nend");
+    // Second read stage: the AND-OR of the selected word.
+    let _ = writeln!(s, "   rd = 32'd0;");
+    for (k, (_, e)) in readable.iter().enumerate() {
+        let _ = writeln!(s, "   rd = rd | ({{32{{rd_sel[{k}]}}}} & {e});");
+    }
+    let _ = writeln!(s, "end");
     let _ = writeln!(s, "always @(posedge clk) begin");
     let _ = writeln!(s, "   mbox_go <= 1'b0;\n   bus_rd_valid <= 1'b0;");
     let _ = writeln!(s, "   if (rst) begin");
@@ -439,9 +464,13 @@ fn verilog_body(rf: &RegFile) -> String {
         s,
         "      cause <= 32'd0;\n      for (i = 0; i < 17; i = i + 1) fw[i] <= 32'd0;\n      \
          for (i = 0; i < {COUNTER_LANES}; i = i + 1) begin\n         cnt[i] <= 64'd0;\n         snap[i] <= 64'd0;\n      end\n      \
-         bus_rd_data <= 32'd0;\n      mbox_tag <= 16'd0;\n   end else begin"
+         bus_rd_data <= 32'd0;\n      mbox_tag <= 16'd0;\n      rd_pend <= 1'b0;\n      rd_sel <= {{{nread}{{1'b0}}}};\n   end else begin"
     );
-    let _ = writeln!(s, "      if (bus_rd_en) begin\n         bus_rd_data <= rd;\n         bus_rd_valid <= 1'b1;\n      end");
+    let _ = writeln!(s, "      rd_pend <= bus_rd_en;");
+    for (k, (off, _)) in readable.iter().enumerate() {
+        let _ = writeln!(s, "      rd_sel[{k}] <= bus_rd_addr == 24'h{off:06x};");
+    }
+    let _ = writeln!(s, "      if (rd_pend) begin\n         bus_rd_data <= rd;\n         bus_rd_valid <= 1'b1;\n      end");
     let _ = writeln!(s, "      cause <= (cause | irq_cause_set) & ~((bus_wr_en && bus_wr_addr == 24'h{:06x}) ? bus_wr_data : 32'd0);",
         rf._map.iter().find(|(_, k)| **k == RegKind::Cause).map_or(0xFFFFFF, |(o, _)| *o));
     let _ = writeln!(s, "      if (bus_wr_en) begin\n         case (bus_wr_addr)");
