@@ -110,7 +110,8 @@ fn yosys_within(
 /// `-Wall` (with the precise waivers) and synthesizes under yosys: the generic flow up to technology mapping
 /// (`synth -run begin:fine`: elaboration, processes, FSM and memory inference, coarse optimisation), then
 /// `check -assert` (no combinational loops, no multiple drivers, no undriven wires). The UltraScale+ mapping of
-/// `cargo xtask synth` takes tens of minutes for the largest blocks and is run for the report, not in CI.
+/// `cargo xtask synth` takes about half an hour for every block (12 minutes of it the whole core) and is run
+/// for the report, not in CI.
 pub fn check(tools: &Tools) -> Result<(), String> {
     let root = repo_root().join("target").join("hdl").join("check");
     for width in ["512", "1024"] {
@@ -138,7 +139,8 @@ pub fn check(tools: &Tools) -> Result<(), String> {
     Ok(())
 }
 
-/// Resources of one synthesized module (UltraScale+ cells after `synth_xilinx -family xcup`).
+/// Resources of the logic of one synthesized module (UltraScale+ cells after `synth_xilinx -family xcup`, the
+/// `SdpRam` memories black boxes).
 #[derive(Default, Debug)]
 struct Usage {
     luts: u64,
@@ -163,20 +165,17 @@ fn parse_usage(stat: &str) -> Usage {
         match cell {
             c if c.starts_with("LUT") && c.len() == 4 => u.luts += n,
             "LUT6_2" => u.luts += n,
+            // Shift registers occupy LUTs (of SLICEM).
+            c if c.starts_with("SRL") => u.luts += n,
             c if c.starts_with("FD") => u.ffs += n,
             c if c.starts_with("CARRY") => u.carry += n,
             "RAMB36E2" => u.bram36 += n as f64,
             "RAMB18E2" => u.bram36 += n as f64 / 2.0,
-            c if c.starts_with("RAM")
-                && (c.ends_with('M')
-                    || c.starts_with("RAM64")
-                    || c.starts_with("RAM32")
-                    || c.starts_with("RAM128")
-                    || c.starts_with("RAM256")) =>
-            {
-                // Distributed RAM occupies LUTs.
-                u.luts += n;
-            }
+            // Distributed RAM occupies LUTs (of SLICEM): as many as the primitive's 64-bit sites.
+            "RAM32X1S" | "RAM64X1S" => u.luts += n,
+            "RAM32X1D" | "RAM64X1D" | "RAM128X1S" => u.luts += 2 * n,
+            "RAM32M" | "RAM64M" | "RAM128X1D" | "RAM256X1S" => u.luts += 4 * n,
+            "RAM32M16" | "RAM64M8" | "RAM256X1D" | "RAM512X1S" => u.luts += 8 * n,
             "URAM288" => u.uram += n,
             c if c.starts_with("DSP48") => u.dsp += n,
             _ => {}
@@ -271,18 +270,254 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
     Ok(best)
 }
 
-/// Synthesizes every block (or the named ones) for UltraScale+ and rewrites the table of
-/// `docs/hardware.md`. `--width 1024` reports the 1024-bit configuration instead (printed, not written).
+/// The Alveo U55C (XCU55C) resources the Goals table of `docs/hardware.md` measures the core against.
+const U55C_LUTS: u64 = 1_303_680;
+/// Block RAM tiles (36 Kbit) of the U55C.
+const U55C_BRAM36: u64 = 2_016;
+/// UltraRAM tiles (288 Kbit) of the U55C.
+const U55C_URAM: u64 = 960;
+
+/// One `SdpRam` (`hdl/src/common/ram.rs`) module of a generated file. rust-hdl writes one module per instance
+/// path; an `SdpRam` module is recognised by its port list (below) and its `reg [W-1:0] mem [0:D-1];` array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ram {
+    module: String,
+    width: u64,
+    depth: u64,
+    /// Instantiations of the module in the file (one, or none for a top module).
+    instances: u64,
+}
+
+/// The port list rust-hdl writes in the header of an `SdpRam` module.
+const RAM_PORTS: &str = "(clk,rd_addr,rd_data,wr_addr,wr_data,wr_en);";
+
+/// The `SdpRam` modules of a generated Verilog text.
+fn sdp_rams(text: &str) -> Vec<Ram> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("module ") {
+            current = rest.strip_suffix(RAM_PORTS).map(|n| n.trim().to_string());
+            continue;
+        }
+        if t.starts_with("endmodule") {
+            current = None;
+            continue;
+        }
+        let Some(module) = &current else { continue };
+        let Some((hi, rest)) = t
+            .strip_prefix("reg [")
+            .and_then(|r| r.split_once(":0] mem [0:"))
+        else {
+            continue;
+        };
+        let Some(last) = rest.strip_suffix("];") else {
+            continue;
+        };
+        if let (Ok(hi), Ok(last)) = (hi.trim().parse::<u64>(), last.trim().parse::<u64>()) {
+            out.push(Ram {
+                module: module.clone(),
+                width: hi + 1,
+                depth: last + 1,
+                instances: 0,
+            });
+            current = None;
+        }
+    }
+    for r in &mut out {
+        let prefix = format!("{} ", r.module);
+        r.instances = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&prefix))
+            .count() as u64;
+    }
+    out
+}
+
+/// Shapes (depth, width) of a BRAM36 in simple dual-port mode, and of a BRAM18 (half a BRAM36).
+const BRAM36_SHAPES: [(u64, u64); 7] = [
+    (512, 72),
+    (1024, 36),
+    (2048, 18),
+    (4096, 9),
+    (8192, 4),
+    (16384, 2),
+    (32768, 1),
+];
+const BRAM18_SHAPES: [(u64, u64); 6] = [
+    (512, 36),
+    (1024, 18),
+    (2048, 9),
+    (4096, 4),
+    (8192, 2),
+    (16384, 1),
+];
+
+/// Block RAM for a `width` x `depth` memory, in halves of a BRAM36: the best aspect ratio, tiles rounded up.
+fn bram_halves(width: u64, depth: u64) -> u64 {
+    let tiles = |shapes: &[(u64, u64)]| {
+        shapes
+            .iter()
+            .map(|&(d, w)| width.div_ceil(w) * depth.div_ceil(d))
+            .min()
+            .unwrap_or(u64::MAX)
+    };
+    (2 * tiles(&BRAM36_SHAPES)).min(tiles(&BRAM18_SHAPES))
+}
+
+/// URAM288 tiles (4K x 72, cascaded in width and depth) for a `width` x `depth` memory.
+fn urams(width: u64, depth: u64) -> u64 {
+    width.div_ceil(72) * depth.div_ceil(4096)
+}
+
+/// The `SdpRam` memories of a block mapped by the rule of [`map_rams`].
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+struct Memory {
+    bram_halves: u64,
+    uram: u64,
+    bits: u64,
+}
+
+/// Maps every RAM (of a block whose top module is `top`) to UltraScale+ memory, rounding up per instance: a
+/// RAM of 4,096 words or more goes to URAM288 when that takes a smaller share of the U55C's 960 URAM than
+/// block RAM takes of its 2,016 BRAM36, every other RAM to BRAM36 (or BRAM18) at its best aspect ratio.
+fn map_rams(rams: &[Ram], top: &str) -> Memory {
+    let mut m = Memory::default();
+    for r in rams {
+        let n = r.instances.max(u64::from(r.module == top));
+        let (b, u) = (bram_halves(r.width, r.depth), urams(r.width, r.depth));
+        // u / 960 < (b / 2) / 2016
+        if r.depth >= 4096 && u * 2 * U55C_BRAM36 < b * U55C_URAM {
+            m.uram += n * u;
+        } else {
+            m.bram_halves += n * b;
+        }
+        m.bits += n * r.width * r.depth;
+    }
+    m
+}
+
+/// Every module of a Verilog text with its signature: the header's port list and the port declarations (so
+/// that a block's top module can be recognised inside the core, whose modules are named by instance path).
+fn signatures(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("module ") {
+            let i = rest.find('(').unwrap_or(rest.len());
+            current = Some((rest[..i].trim().to_string(), rest[i..].to_string()));
+        } else if t.starts_with("endmodule") {
+            out.extend(current.take());
+        } else if let Some((_, sig)) = &mut current {
+            if t.starts_with("input ") || t.starts_with("output ") || t.starts_with("inout ") {
+                sig.push('\n');
+                sig.push_str(t);
+            }
+        }
+    }
+    out
+}
+
+/// `n` with a comma between thousands (`1,303,680`).
+fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut s = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            s.push(',');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// `bits` in Mbit (2^20 bits, as the device tables count), one decimal.
+fn mbit(bits: u64) -> String {
+    let tenths = (bits * 10 + (1 << 19)) >> 20;
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+/// Half-BRAM36 count as written in the table (`16.5`).
+fn halves(h: u64) -> String {
+    if h.is_multiple_of(2) {
+        format!("{}", h / 2)
+    } else {
+        format!("{}.5", h / 2)
+    }
+}
+
+/// The table header of the report (the column line and its rule).
+const HEADER: &str = "| module | LUT | FF | carry | DSP | levels | BRAM36 | URAM | RAM Mbit |\n\
+                      |---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+
+/// The rows of the table now in `doc` (between the synth markers) when it has this report's columns: the
+/// module name and the row's line.
+fn previous_rows(doc: &str) -> Vec<(String, String)> {
+    let (Some(i), Some(j)) = (
+        doc.find("<!-- synth:begin -->"),
+        doc.find("<!-- synth:end -->"),
+    ) else {
+        return Vec::new();
+    };
+    let Some(section) = doc.get(i..j) else {
+        return Vec::new();
+    };
+    if !section.contains(HEADER.lines().next().unwrap_or("")) {
+        return Vec::new();
+    }
+    section
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("| `")?;
+            let name = rest.split('`').next()?;
+            Some((name.to_string(), l.to_string()))
+        })
+        .collect()
+}
+
+/// A table row: the module cell, the logic figures (or why there are none) and the memory figures.
+fn row(cell: &str, logic: Result<&Usage, &str>, mem: Option<&Memory>) -> String {
+    let mut cells = vec![cell.to_string()];
+    match logic {
+        Ok(u) => cells.extend([u.luts, u.ffs, u.carry, u.dsp, u.levels].map(|n| n.to_string())),
+        Err(why) => {
+            cells.push(why.to_string());
+            cells.extend([""; 4].map(String::from));
+        }
+    }
+    match mem {
+        Some(m) => cells.extend([halves(m.bram_halves), m.uram.to_string(), mbit(m.bits)]),
+        None => cells.extend([""; 3].map(String::from)),
+    }
+    format!("| {} |", cells.join(" | ")).replace("  ", " ")
+}
+
+/// Synthesizes every block (or the named ones) for UltraScale+ and rewrites the table of `docs/hardware.md`
+/// (`--doc` with named blocks rewrites only their rows and keeps the others). `--width 1024` reports the
+/// 1024-bit configuration instead (printed, not written). `--timeout S` bounds each block's yosys run,
+/// `--core-timeout S` the core's (default: the same).
+///
+/// Logic and memory are counted apart: the logic of each block is mapped by `synth_xilinx` with every `SdpRam`
+/// module a black box (yosys' mapping of the 16K-connection tables does not finish), and the `SdpRam`
+/// memories are mapped by the rule of [`map_rams`] from their width and depth. The core (`metaroce_core`) is
+/// synthesized last, with the blocks whose own run did not finish (in this run, or in the table kept from an
+/// earlier one) as black boxes too; its row names them.
 pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
     let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
     let width = opt("--width").unwrap_or_else(|| "512".into());
-    let limit = match opt("--timeout") {
-        Some(t) => Some(std::time::Duration::from_secs(
-            t.parse()
-                .map_err(|_| format!("--timeout {t}: seconds expected"))?,
-        )),
-        None => None,
+    let seconds = |name: &str| -> Result<Option<std::time::Duration>, String> {
+        match opt(name) {
+            Some(t) => Ok(Some(std::time::Duration::from_secs(
+                t.parse()
+                    .map_err(|_| format!("{name} {t}: seconds expected"))?,
+            ))),
+            None => Ok(None),
+        }
     };
+    let limit = seconds("--timeout")?;
+    let core_limit = seconds("--core-timeout")?.or(limit);
     let names: Vec<String> = {
         let mut skip = false;
         args.iter()
@@ -294,7 +529,7 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
                 if *a == "--doc" {
                     return false;
                 }
-                if *a == "--width" || *a == "--timeout" {
+                if *a == "--width" || *a == "--timeout" || *a == "--core-timeout" {
                     skip = true;
                     return false;
                 }
@@ -303,19 +538,28 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             .cloned()
             .collect()
     };
+    let doc = args.iter().any(|a| a == "--doc");
+    let doc_path = repo_root().join("docs").join("hardware.md");
     let dir = repo_root()
         .join("target")
         .join("hdl")
         .join(format!("synth-{width}"));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut gen_args = vec![
+    // Every block is generated (it takes a second), so that the table lists all of them and the core's
+    // black boxes can be recognised; only the named ones are synthesized.
+    generate(&[
         "--out".to_string(),
         dir.to_string_lossy().into_owned(),
         "--width".to_string(),
         width.clone(),
-    ];
-    gen_args.extend(names.iter().cloned());
-    generate(&gen_args)?;
+    ])?;
+    for n in &names {
+        if !dir.join(format!("{n}.v")).exists() {
+            return Err(format!(
+                "unknown block `{n}` (try `cargo xtask verilog --list`)"
+            ));
+        }
+    }
     let version = Command::new(&tools.yosys)
         .arg("-V")
         .output()
@@ -328,21 +572,93 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             }
         })
         .unwrap_or_default();
-    let mut rows = Vec::new();
-    for f in verilog_files(&dir)? {
+    let previous = if doc && !names.is_empty() && width == "512" {
+        previous_rows(&std::fs::read_to_string(&doc_path).unwrap_or_default())
+    } else {
+        Vec::new()
+    };
+    // The core last: its black boxes depend on the other blocks' results.
+    let mut files = verilog_files(&dir)?;
+    files.sort_by_key(|f| module_of(f) == CORE);
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut unfinished: Vec<String> = previous
+        .iter()
+        .filter(|(m, l)| !names.contains(m) && l.contains(NOT_FINISHED))
+        .map(|(m, _)| m.clone())
+        .collect();
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for f in files {
         let m = module_of(&f);
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        texts.push((m.clone(), text));
+        let text = &texts[texts.len() - 1].1;
+        if !names.is_empty() && !names.contains(&m) {
+            let kept = previous
+                .iter()
+                .find(|(p, _)| *p == m)
+                .map(|(_, l)| l.clone());
+            rows.push((
+                m.clone(),
+                kept.unwrap_or_else(|| row(&format!("`{m}`"), Err("not run in this report"), None)),
+            ));
+            continue;
+        }
+        let rams = sdp_rams(text);
+        let mut mem = map_rams(&rams, &m);
+        let mut boxes: Vec<String> = rams.iter().map(|r| r.module.clone()).collect();
+        // The core's instances of the blocks that did not finish on their own.
+        let mut boxed_blocks = Vec::new();
+        if m == CORE {
+            let sigs = signatures(text);
+            for b in &unfinished {
+                let Some((_, btext)) = texts.iter().find(|(n, _)| n == b) else {
+                    continue;
+                };
+                let Some((_, bsig)) = signatures(btext).into_iter().find(|(n, _)| n == b) else {
+                    continue;
+                };
+                for (n, s) in &sigs {
+                    if *s == bsig && n != CORE {
+                        boxes.push(n.clone());
+                        boxed_blocks.push(format!("`{b}`"));
+                    }
+                }
+            }
+        }
         let started = std::time::Instant::now();
+        if rams.iter().any(|r| r.module == m) {
+            // A RAM on its own: no logic around it.
+            let u = Usage::default();
+            rows.push((
+                m.clone(),
+                row(&format!("`{m}` (RAM only)"), Ok(&u), Some(&mem)),
+            ));
+            continue;
+        }
+        let blackbox = if boxes.is_empty() {
+            String::new()
+        } else {
+            format!("blackbox {}; ", boxes.join(" "))
+        };
         let script = |extra: &str| {
             format!(
-                "read_verilog {m}.v; synth_xilinx -family xcup -flatten {extra} -top {m}; \
+                "read_verilog {m}.v; {blackbox}synth_xilinx -family xcup -flatten {extra} -top {m}; \
                  tee -q -o {m}.stat stat; write_json {m}.json"
             )
         };
-        // yosys 0.70's ABC9 aborts on a few designs (an assertion in its `&mfs` step); ABC9 with `-dff`
-        // (flip-flops inside the mapping) does not, so such a block is mapped that way and marked.
+        let mut cell = format!("`{m}`");
+        if !boxed_blocks.is_empty() {
+            boxed_blocks.dedup();
+            cell.push_str(&format!(" without {}", boxed_blocks.join(", ")));
+        }
+        // yosys 0.70's ABC9 aborts on a few designs (an assertion in its `&mfs` step, or a trap of the WASM
+        // build in its XAIGER export); ABC9 with `-dff` (flip-flops inside the mapping) does not, so such a
+        // block is mapped that way and marked.
         let mut note = "";
+        let limit = if m == CORE { core_limit } else { limit };
         if let Err(e) = yosys_within(tools, &dir, &script(""), limit) {
-            let retry = if e.contains("Gia_Man") {
+            let abc9_abort = e.contains("Gia_Man") || e.contains("wasm backtrace");
+            let retry = if abc9_abort {
                 note = " (-dff)";
                 yosys_within(tools, &dir, &script("-dff"), limit)
             } else {
@@ -350,19 +666,13 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             };
             if let Err(e) = retry {
                 let why = if e.contains("timed out") {
-                    "not finished within the time limit"
+                    NOT_FINISHED
                 } else {
                     "yosys failed (see `cargo xtask synth` output)"
                 };
                 eprintln!("  {m}: {}", e.lines().next().unwrap_or(""));
-                rows.push((
-                    m,
-                    Usage {
-                        note: "",
-                        ..Usage::default()
-                    },
-                    Some(why),
-                ));
+                unfinished.push(m.clone());
+                rows.push((m.clone(), row(&cell, Err(why), Some(&mem))));
                 continue;
             }
         }
@@ -371,58 +681,99 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         let mut u = parse_usage(&stat);
         u.levels = lut_levels(&json, &m)?;
         u.note = note;
-        eprintln!("  {m}: {u:?} ({:.0} s)", started.elapsed().as_secs_f64());
-        rows.push((m, u, None));
-    }
-    let doc = args.iter().any(|a| a == "--doc");
-    if doc && !names.is_empty() {
-        // Blocks left out of a partial run are listed as such, so the table always names every block.
-        let out = cargo()
-            .args(["run", "--quiet", "--release", "-p", "metaroce-hdl"])
-            .args(["--bin", "metaroce-verilog", "--", "--list"])
-            .output()
-            .map_err(|e| format!("cannot list the blocks: {e}"))?;
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            if let Some(name) = line.split_whitespace().next() {
-                if !rows.iter().any(|(m, _, _)| m == name) {
-                    rows.push((
-                        name.to_string(),
-                        Usage::default(),
-                        Some("not run in this report"),
-                    ));
-                }
-            }
-        }
+        // Memories yosys inferred outside the `SdpRam`s (small register arrays) join the rule's figures.
+        mem.bram_halves += (u.bram36 * 2.0).round() as u64;
+        mem.uram += u.uram;
+        cell.push_str(note);
+        eprintln!(
+            "  {m}: {u:?} {mem:?} ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+        rows.push((m.clone(), row(&cell, Ok(&u), Some(&mem))));
     }
     let table = render_table(&rows, &version, &width);
     print!("{table}");
     if width == "512" && (names.is_empty() || doc) {
-        splice(
-            &repo_root().join("docs").join("hardware.md"),
-            "synth",
-            &table,
-        )?;
+        splice(&doc_path, "synth", &table)?;
     }
     Ok(())
 }
 
-fn render_table(rows: &[(String, Usage, Option<&str>)], version: &str, width: &str) -> String {
+/// The whole core's top module.
+const CORE: &str = "metaroce_core";
+/// The row text of a block whose logic mapping ran out of time.
+const NOT_FINISHED: &str = "not finished within the time limit";
+
+fn render_table(rows: &[(String, String)], version: &str, width: &str) -> String {
     let mut s = format!(
-        "Generated by `cargo xtask synth` with {version}: `synth_xilinx -family xcup -flatten` per block, \
-         {width}-bit datapath, default configuration. Levels: LUTs and MUXF cells on the deepest \
-         register-to-register path of the mapped netlist (carry chains not counted). Blocks marked (-dff) were \
-         mapped with ABC9's `-dff` option, because yosys' default ABC9 script aborts on them.\n\n\
-         | module | LUT | FF | carry | BRAM36 | URAM | DSP | levels |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        "Generated by `cargo xtask synth` with {version}, {width}-bit datapath, default configuration (16K \
+         connections). Logic: `synth_xilinx -family xcup -flatten` per block with every `SdpRam` (the RAM \
+         primitive of `hdl/src/common/ram.rs`) a black box, so LUT, FF, carry and DSP count the logic only. \
+         Levels: LUTs and MUXF cells on the deepest register-to-register path of the mapped netlist (carry chains \
+         not counted; a RAM's registered read data starts a path and its inputs end one). Blocks marked (-dff) \
+         were mapped with ABC9's `-dff` option, because yosys' default ABC9 script aborts on them. Memory: every \
+         `SdpRam` instance by its width and depth in the generated Verilog, rounded up per instance: a RAM of \
+         4,096 words or more goes to URAM288 (4K x 72, cascaded) when that takes a smaller share of the U55C's \
+         960 URAM than block RAM takes of its 2,016 BRAM36, any other RAM to BRAM36 at its best aspect ratio \
+         (512x72 to 32Kx1, or a BRAM18 half); memories yosys infers in the logic are added. RAM Mbit: the \
+         `SdpRam` bits (2^20 bits a Mbit). Rows are rewritten per block: a partial run (`--doc BLOCK...`) keeps \
+         the other rows. The core is synthesized last, with the blocks named in its row (their own runs did \
+         not finish) as black boxes: their logic is in their own rows, their RAMs in the core's.\n\n{HEADER}"
     );
-    for (m, u, failed) in rows {
-        if let Some(why) = failed {
-            s.push_str(&format!("| `{m}` | {why} | | | | | | |\n"));
-            continue;
+    for (_, line) in rows {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s.push_str(&budget(rows));
+    s
+}
+
+/// The core's row measured against the U55C (the Goals table's budget: at most 10% of its LUTs, within its
+/// block memory).
+fn budget(rows: &[(String, String)]) -> String {
+    let Some((_, line)) = rows.iter().find(|(m, _)| m == CORE) else {
+        return String::new();
+    };
+    let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+    // ["", module, LUT, FF, carry, DSP, levels, BRAM36, URAM, Mbit, ""]
+    let num = |i: usize| cells.get(i).and_then(|c| c.parse::<f64>().ok());
+    let mut s = String::from("\nWhole core against the Alveo U55C: ");
+    match num(2) {
+        Some(l) => {
+            let l = l as u64;
+            let goal = U55C_LUTS / 10;
+            s.push_str(&format!(
+                "{} LUTs{} of {} ({}.{}%), goal at most 10% ({}): {}; ",
+                thousands(l),
+                if line.contains(" without ") {
+                    " (without the black-boxed blocks)"
+                } else {
+                    ""
+                },
+                thousands(U55C_LUTS),
+                l * 100 / U55C_LUTS,
+                l * 1000 / U55C_LUTS % 10,
+                thousands(goal),
+                if l <= goal { "met" } else { "not met" }
+            ));
         }
+        None => s.push_str("LUTs not measured; "),
+    }
+    if let (Some(b), Some(u)) = (num(7), num(8)) {
+        let fits = b <= U55C_BRAM36 as f64 && u <= U55C_URAM as f64;
         s.push_str(&format!(
-            "| `{m}`{} | {} | {} | {} | {} | {} | {} | {} |\n",
-            u.note, u.luts, u.ffs, u.carry, u.bram36, u.uram, u.dsp, u.levels
+            "{b} BRAM36 of {} and {u} URAM of {}, {} Mbit of RAM: {}.\n",
+            thousands(U55C_BRAM36),
+            thousands(U55C_URAM),
+            cells.get(9).unwrap_or(&""),
+            if fits {
+                "within the block memory"
+            } else {
+                "not within the block memory"
+            }
         ));
+    } else {
+        s.push_str("memory not measured.\n");
     }
     s
 }
@@ -439,4 +790,73 @@ fn splice(file: &Path, name: &str, body: &str) -> Result<(), String> {
     };
     let new = format!("{}{b}\n{body}{}", &text[..i], &text[j..]);
     std::fs::write(file, new).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sdp_rams_by_ports_and_array() {
+        let v = "module m_top(a);\n  m_top_t t(\n);\n  m_top_r r(\n);\nendmodule // m_top\n\
+                 module m_top_t(clk,rd_addr,rd_data,wr_addr,wr_data,wr_en);\n    input wire  clk;\n\
+                 \x20   reg [72:0] mem [0:16383];\nendmodule // m_top_t\n\
+                 module m_top_r(clk,d,q);\n    reg [7:0] mem [0:15];\nendmodule // m_top_r\n";
+        let r = sdp_rams(v);
+        assert_eq!(
+            r,
+            vec![Ram {
+                module: "m_top_t".into(),
+                width: 73,
+                depth: 16384,
+                instances: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn maps_deep_wide_rams_to_uram_and_small_ones_to_bram() {
+        // 16K x 73: 2 x 4 URAM (8 of 960) against 73 BRAM36 (16K x 2, 37 wide... best is 4K x 9: 9 x 4 = 36).
+        assert_eq!(urams(73, 16384), 8);
+        assert_eq!(bram_halves(73, 16384), 2 * 36);
+        // 16K x 1 bit: one BRAM18 half, never a URAM.
+        assert_eq!(bram_halves(1, 16384), 1);
+        let ram = |w, d| Ram {
+            module: "x".into(),
+            width: w,
+            depth: d,
+            instances: 1,
+        };
+        let m = map_rams(&[ram(73, 16384), ram(1, 16384), ram(17, 1024)], "top");
+        assert_eq!(m.uram, 8);
+        assert_eq!(m.bram_halves, 1 + 1);
+        assert_eq!(m.bits, 73 * 16384 + 16384 + 17 * 1024);
+        assert_eq!(halves(3), "1.5");
+        assert_eq!(mbit(1 << 20), "1.0");
+    }
+
+    #[test]
+    fn keeps_previous_rows_of_this_format_only() {
+        let doc = format!(
+            "x\n<!-- synth:begin -->\ntext\n\n{HEADER}| `a` | 1 | 2 | 3 | 0 | 4 | 0 | 0 | 0.0 |\n<!-- synth:end -->\n"
+        );
+        let p = previous_rows(&doc);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].0, "a");
+        let old = "<!-- synth:begin -->\n| module | LUT |\n| `a` | 1 |\n<!-- synth:end -->\n";
+        assert!(previous_rows(old).is_empty());
+    }
+
+    #[test]
+    fn budget_states_met_or_not() {
+        let rows = vec![(
+            CORE.to_string(),
+            "| `metaroce_core` | 200000 | 1 | 1 | 0 | 9 | 100 | 1000 | 300.0 |".to_string(),
+        )];
+        let b = budget(&rows);
+        assert!(b.contains("not met"), "{b}");
+        assert!(b.contains("not within the block memory"), "{b}");
+        assert!(b.contains("200,000 LUTs of 1,303,680 (15.3%)"), "{b}");
+        assert_eq!(thousands(960), "960");
+    }
 }

@@ -24,8 +24,9 @@ commands:
                 --conn-bits N, --out DIR, block names; --list)
   hdl-check     lint (Verilator -Wall) and synthesize (yosys) every block at 512 and 1024 bits, as CI does
   synth [ARGS]  synthesize every block for UltraScale+ and rewrite the table of docs/hardware.md
-                (ARGS: block names; --timeout SECS per block; --doc writes the table for a partial run;
-                --width 1024 prints that configuration)
+                (ARGS: block names; --timeout SECS per block; --core-timeout SECS for the core; --doc
+                writes the table for a partial run, keeping the other rows; --width 1024 prints that
+                configuration)
 ";
 
 fn main() -> ExitCode {

@@ -4,13 +4,13 @@
 //! Layout: the hardware window is W = 256 PSNs per connection. A RAM word ([`PsnWord`], 296 bits) holds the
 //! records of 4 consecutive PSNs (`psn[1:0]` = lane); the word address is `{conn, psn[7:2]}` (`conn_bits + 6`
 //! address bits), so a connection owns 64 words = 256 records = 2 368 bytes of RAM; at `conn_bits = 14` this
-//! is 310 Mbit, more than an Alveo U55C's UltraRAM (270 Mbit): a build for 16K connections needs fewer sending
-//! connections (a smaller `conn_bits` for this RAM) or a smaller window. A
-//! record (74 bits): TS of the latest transmission (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs
-//! it exact), charged bytes (16, payload + 64), EV-set entry index (8) and EV (14) of the latest transmission
-//! (MR-REL-32; a path recycle or reuse names the EV, MR-PATH-3), and the flags in-flight, lost (declared and
-//! not yet retransmitted, MR-REL-43), acknowledged (SACK bit) and retransmitted. Records outside
-//! `[snd_una, snd_nxt)` are stale and never read as valid: a new transmission
+//! is 296 Mbit (2^20 bits), more than an Alveo U55C's UltraRAM (960 x 288 Kbit): a build for 16K connections
+//! needs fewer sending connections (a smaller `conn_bits` for this RAM) or a smaller window. A record (74
+//! bits): TS of the latest transmission (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs it exact),
+//! charged bytes (16, payload + 64), EV-set entry index (8) and EV (14) of the latest transmission (MR-REL-32;
+//! a path recycle or reuse names the EV, MR-PATH-3), and the flags in-flight, lost (declared and not yet
+//! retransmitted, MR-REL-43), acknowledged (SACK bit) and retransmitted. Records outside `[snd_una, snd_nxt)`
+//! are stale and never read as valid: a new transmission
 //! rewrites its record, and the ACK scan only touches PSNs in `[snd_una, snd_nxt)`.
 //!
 //! A scan of the window reads 4 records per cycle: at most 65 words (256 PSNs not aligned to 4), i.e. 65
