@@ -1475,7 +1475,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         name: "metaroce_rel_sender_engine",
         area: "rel",
         description:
-            "sender reliability + congestion control: ACK processing, RTT, NSCC, pacing, gate",
+            "sender reliability + congestion control: ACK/NACK processing, loss detection, RTO wheel, EV set, RTT, NSCC, gate",
         verilog: |cfg| {
             tidy_part_selects(&crate::gen::verilog(
                 "metaroce_rel_sender_engine",
