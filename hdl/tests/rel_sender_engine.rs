@@ -19,6 +19,27 @@ use std::collections::VecDeque;
 mod support;
 use support::{env, Rng};
 
+/// A gate answer as the oracle gives it: (allow, retry_at, skip, entry, EV).
+fn answer(r: &GateResp) -> (bool, u32, bool, u8, u16) {
+    (
+        r.allow,
+        r.retry_at.to_u64() as u32,
+        r.skip,
+        r.path.to_u64() as u8,
+        r.ev.to_u64() as u16,
+    )
+}
+
+/// The engine's timer and retry configuration.
+struct Timers {
+    rto_min: u64,
+    rto_init: u64,
+    rto_max: u64,
+    retry_limit: u8,
+    rnr_retry: u8,
+    reorder_distance: u32,
+}
+
 struct Tb {
     u: Box<SenderEngine>,
     una_log: Vec<(u64, u32)>,
@@ -29,6 +50,84 @@ struct Tb {
 }
 
 impl Tb {
+    /// An engine for 4 connections configured from `p` and `t`, reset at `now` (the timer wheel clears its
+    /// slot heads after reset), every output stream ready.
+    fn new(p: &CcParams, t: &Timers, now: u64) -> Self {
+        let mut u = Box::new(SenderEngine::new(2));
+        u.connect_all();
+        u.cfg_mtu.next = p.mtu.to_bits();
+        u.cfg_bdp.next = p.bdp_bytes().to_bits();
+        u.cfg_target_ns.next = p.target_qdelay_ns.to_bits();
+        u.cfg_base_rtt_ns.next = p.base_rtt_ns.to_bits();
+        u.cfg_min_rtt_window_ns.next = p.min_rtt_window_ns.to_bits();
+        u.cfg_line_rate_bps.next = p.line_rate_bps.to_bits();
+        u.cfg_rto_min_ns.next = t.rto_min.to_bits();
+        u.cfg_rto_init_ns.next = t.rto_init.to_bits();
+        u.cfg_rto_max_ns.next = t.rto_max.to_bits();
+        u.cfg_retry_limit.next = u64::from(t.retry_limit).to_bits();
+        u.cfg_rnr_retry.next = u64::from(t.rnr_retry).to_bits();
+        u.cfg_reorder_distance.next = u64::from(t.reorder_distance).to_bits();
+        u.m_axis_una_tready.next = true;
+        u.m_axis_rtx_tready.next = true;
+        u.m_axis_err_tready.next = true;
+        u.now.next = now.to_bits();
+        let mut tb = Tb {
+            u,
+            una_log: vec![],
+            rtx_log: vec![],
+            err_log: vec![],
+        };
+        tb.u.rst.next = true;
+        tb.tick();
+        tb.u.rst.next = false;
+        tb.drain(1100);
+        tb
+    }
+
+    fn open(&mut self, o: ConnOpen) {
+        self.push(
+            |u, v| {
+                u.s_axis_open_tdata.next = o;
+                u.s_axis_open_tvalid.next = v;
+            },
+            |u| u.s_axis_open_tready.val(),
+        );
+    }
+
+    fn sent(&mut self, t: TxSent) {
+        self.push(
+            |u, v| {
+                u.s_axis_sent_tdata.next = t;
+                u.s_axis_sent_tvalid.next = v;
+            },
+            |u| u.s_axis_sent_tready.val(),
+        );
+    }
+
+    /// Reports a packet the gate allowed (`r`) as transmitted at `now`, and lets the engine take it in.
+    fn send_allowed(&mut self, r: &GateResp, now: u64, charged: u64, rtx: bool) {
+        self.sent(TxSent {
+            conn: r.conn,
+            psn: r.psn,
+            ts: (now as u32 as u64).to_bits(),
+            charged: charged.to_bits(),
+            path: r.path,
+            ev: r.ev,
+            rtx,
+        });
+        self.drain(60);
+    }
+
+    fn feedback(&mut self, m: PktMeta) {
+        self.push(
+            |u, v| {
+                u.s_axis_fb_tdata.next = m;
+                u.s_axis_fb_tvalid.next = v;
+            },
+            |u| u.s_axis_fb_tready.val(),
+        );
+    }
+
     fn settle(&mut self) {
         for _ in 0..1000 {
             self.u.update_all();
@@ -133,36 +232,16 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
     assert_eq!(m.max_cwnd(), 2 * p.bdp_bytes());
     let conn = 1u64;
     let isn = u32::MAX - 100;
-    let mut u = Box::new(SenderEngine::new(2));
-    u.connect_all();
-    u.cfg_mtu.next = p.mtu.to_bits();
-    u.cfg_bdp.next = p.bdp_bytes().to_bits();
-    u.cfg_target_ns.next = p.target_qdelay_ns.to_bits();
-    u.cfg_base_rtt_ns.next = p.base_rtt_ns.to_bits();
-    u.cfg_min_rtt_window_ns.next = p.min_rtt_window_ns.to_bits();
-    u.cfg_line_rate_bps.next = p.line_rate_bps.to_bits();
-    u.cfg_rto_min_ns.next = 100_000u64.to_bits();
-    u.cfg_rto_init_ns.next = 1_000_000u64.to_bits();
-    u.cfg_rto_max_ns.next = 100_000_000u64.to_bits();
-    u.cfg_retry_limit.next = 7u64.to_bits();
-    u.cfg_rnr_retry.next = 7u64.to_bits();
-    u.cfg_reorder_distance.next = 3u64.to_bits();
-    u.m_axis_una_tready.next = true;
-    u.m_axis_rtx_tready.next = true;
-    u.m_axis_err_tready.next = true;
-    let mut now: u64 = (1 << 32) - 2_000_000 + rng.below(1_000_000);
-    u.now.next = now.to_bits();
-    let mut tb = Tb {
-        u,
-        una_log: vec![],
-        rtx_log: vec![],
-        err_log: vec![],
+    let timers = Timers {
+        rto_min: 100_000,
+        rto_init: 1_000_000,
+        rto_max: 100_000_000,
+        retry_limit: 7,
+        rnr_retry: 7,
+        reorder_distance: 3,
     };
-    tb.u.rst.next = true;
-    tb.tick();
-    tb.u.rst.next = false;
-    // The timer wheel clears its slot heads after reset.
-    tb.drain(1100);
+    let mut now: u64 = (1 << 32) - 2_000_000 + rng.below(1_000_000);
+    let mut tb = Tb::new(&p, &timers, now);
     let open = ConnOpen {
         conn: conn.to_bits(),
         isn: (isn as u64).to_bits(),
@@ -170,13 +249,7 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
         seed: 1u64.to_bits(),
         ..Default::default()
     };
-    tb.push(
-        |u, v| {
-            u.s_axis_open_tdata.next = open;
-            u.s_axis_open_tvalid.next = v;
-        },
-        |u| u.s_axis_open_tready.val(),
-    );
+    tb.open(open);
     tb.drain(4);
     // Model state.
     let (mut una, mut nxt) = (isn, isn);
@@ -239,13 +312,7 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
                 ev: 0u64.to_bits(),
                 rtx: false,
             };
-            tb.push(
-                |u, v| {
-                    u.s_axis_sent_tdata.next = t;
-                    u.s_axis_sent_tvalid.next = v;
-                },
-                |u| u.s_axis_sent_tready.val(),
-            );
+            tb.sent(t);
             m.on_send(now, charged);
             let gap = m.pacing_gap_ns(charged);
             next_send_at = if gap == 0 { 0 } else { now + gap };
@@ -285,13 +352,7 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
                 aflags: (if ece { 0x80u64 } else { 0 }).to_bits(),
                 ..Default::default()
             };
-            tb.push(
-                |u, v| {
-                    u.s_axis_fb_tdata.next = ack;
-                    u.s_axis_fb_tvalid.next = v;
-                },
-                |u| u.s_axis_fb_tready.val(),
-            );
+            tb.feedback(ack);
             tb.drain(200);
         }
     }
@@ -591,36 +652,17 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         failed: false,
         declared: vec![],
     };
-    let mut u = Box::new(SenderEngine::new(2));
-    u.connect_all();
-    u.cfg_mtu.next = p.mtu.to_bits();
-    u.cfg_bdp.next = p.bdp_bytes().to_bits();
-    u.cfg_target_ns.next = p.target_qdelay_ns.to_bits();
-    u.cfg_base_rtt_ns.next = p.base_rtt_ns.to_bits();
-    u.cfg_min_rtt_window_ns.next = p.min_rtt_window_ns.to_bits();
-    u.cfg_line_rate_bps.next = p.line_rate_bps.to_bits();
-    u.cfg_rto_min_ns.next = rto_min.to_bits();
-    u.cfg_rto_init_ns.next = rto_init.to_bits();
-    u.cfg_rto_max_ns.next = rto_max.to_bits();
-    u.cfg_retry_limit.next = u64::from(retry_limit).to_bits();
-    u.cfg_rnr_retry.next = u64::from(rnr_retry).to_bits();
-    u.cfg_reorder_distance.next = u64::from(reorder_distance).to_bits();
-    u.m_axis_una_tready.next = true;
-    u.m_axis_rtx_tready.next = true;
-    u.m_axis_err_tready.next = true;
+    let timers = Timers {
+        rto_min,
+        rto_init,
+        rto_max,
+        retry_limit,
+        rnr_retry,
+        reorder_distance,
+    };
     // Times cross 2^32 (deadlines are kept mod 2^32).
     let mut now: u64 = (1 << 32) - 3_000_000 + rng.below(1_000_000);
-    u.now.next = now.to_bits();
-    let mut tb = Tb {
-        u,
-        una_log: vec![],
-        rtx_log: vec![],
-        err_log: vec![],
-    };
-    tb.u.rst.next = true;
-    tb.tick();
-    tb.u.rst.next = false;
-    tb.drain(1100);
+    let mut tb = Tb::new(&p, &timers, now);
     let open = ConnOpen {
         conn: conn.to_bits(),
         isn: (isn as u64).to_bits(),
@@ -628,13 +670,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         seed: u64::from(pseed).to_bits(),
         ..Default::default()
     };
-    tb.push(
-        |u, v| {
-            u.s_axis_open_tdata.next = open;
-            u.s_axis_open_tvalid.next = v;
-        },
-        |u| u.s_axis_open_tready.val(),
-    );
+    tb.open(open);
     tb.drain(20);
     // PSNs the receiver holds (the ACKs' SACK state) and the PSNs of the declared queue taken so far.
     let mut received: std::collections::BTreeSet<u32> = Default::default();
@@ -701,14 +737,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
             };
             let want = o.gate(now, psn, rtx, charged);
             let got = tb.gate_full(req);
-            let got_t = (
-                got.allow,
-                got.retry_at.to_u64() as u32,
-                got.skip,
-                got.path.to_u64() as u8,
-                got.ev.to_u64() as u16,
-            );
-            assert_eq!(got_t, want, "gate psn {psn} rtx {rtx}, {ctx}");
+            assert_eq!(answer(&got), want, "gate psn {psn} rtx {rtx}, {ctx}");
             if rtx && !got.allow && !got.skip {
                 // Refused: asked again later, in the same order.
                 rtx_taken -= 1;
@@ -717,27 +746,11 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
             if got.allow {
                 sent += 1;
                 rtx_sent += usize::from(rtx);
-                let t = TxSent {
-                    conn: conn.to_bits(),
-                    psn: (psn as u64).to_bits(),
-                    ts: (now as u32 as u64).to_bits(),
-                    charged: charged.to_bits(),
-                    path: got.path.to_u64().to_bits(),
-                    ev: got.ev,
-                    rtx,
-                };
-                tb.push(
-                    |u, v| {
-                        u.s_axis_sent_tdata.next = t;
-                        u.s_axis_sent_tvalid.next = v;
-                    },
-                    |u| u.s_axis_sent_tready.val(),
-                );
+                tb.send_allowed(&got, now, charged, rtx);
                 // The network: most packets arrive.
                 if rng.below(10) < 8 {
                     received.insert(psn);
                 }
-                tb.drain(60);
             } else {
                 advance(
                     &mut tb,
@@ -798,13 +811,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
                 aflags: flags.to_bits(),
                 ..Default::default()
             };
-            tb.push(
-                |u, v| {
-                    u.s_axis_fb_tdata.next = ack;
-                    u.s_axis_fb_tvalid.next = v;
-                },
-                |u| u.s_axis_fb_tready.val(),
-            );
+            tb.feedback(ack);
             tb.drain(300);
             received.retain(|&q| o.w.get(q).is_some());
             acks += 1;
@@ -831,13 +838,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
                 aux: (aux as u64).to_bits(),
                 ..Default::default()
             };
-            tb.push(
-                |u, v| {
-                    u.s_axis_fb_tdata.next = nack;
-                    u.s_axis_fb_tvalid.next = v;
-                },
-                |u| u.s_axis_fb_tready.val(),
-            );
+            tb.feedback(nack);
             tb.drain(120);
             nacks += 1;
         } else {
@@ -864,34 +865,9 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
                 charged: 128u64.to_bits(),
                 rtx: false,
             });
-            assert_eq!(
-                (
-                    got.allow,
-                    got.retry_at.to_u64() as u32,
-                    got.path.to_u64() as u8,
-                    got.ev.to_u64() as u16
-                ),
-                (want.0, want.1, want.3, want.4),
-                "blackout: new packet, seed {seed}"
-            );
+            assert_eq!(answer(&got), want, "blackout: new packet, seed {seed}");
             if got.allow {
-                let t = TxSent {
-                    conn: conn.to_bits(),
-                    psn: (psn as u64).to_bits(),
-                    ts: (now as u32 as u64).to_bits(),
-                    charged: 128u64.to_bits(),
-                    path: got.path.to_u64().to_bits(),
-                    ev: got.ev,
-                    rtx: false,
-                };
-                tb.push(
-                    |u, v| {
-                        u.s_axis_sent_tdata.next = t;
-                        u.s_axis_sent_tvalid.next = v;
-                    },
-                    |u| u.s_axis_sent_tready.val(),
-                );
-                tb.drain(60);
+                tb.send_allowed(&got, now, 128, false);
                 sent += 1;
             } else {
                 advance(&mut tb, &mut o, &mut now, 5_000, &mut fires);
@@ -908,37 +884,14 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
                 charged: charged.to_bits(),
                 rtx: true,
             });
-            let got_t = (
-                got.allow,
-                got.retry_at.to_u64() as u32,
-                got.skip,
-                got.path.to_u64() as u8,
-                got.ev.to_u64() as u16,
-            );
-            assert_eq!(got_t, want, "blackout gate psn {psn}, seed {seed}");
+            assert_eq!(answer(&got), want, "blackout gate psn {psn}, seed {seed}");
             if !got.allow && !got.skip {
                 break;
             }
             rtx_taken += 1;
             if got.allow {
                 rtx_sent += 1;
-                let t = TxSent {
-                    conn: conn.to_bits(),
-                    psn: (psn as u64).to_bits(),
-                    ts: (now as u32 as u64).to_bits(),
-                    charged: charged.to_bits(),
-                    path: got.path.to_u64().to_bits(),
-                    ev: got.ev,
-                    rtx: true,
-                };
-                tb.push(
-                    |u, v| {
-                        u.s_axis_sent_tdata.next = t;
-                        u.s_axis_sent_tvalid.next = v;
-                    },
-                    |u| u.s_axis_sent_tready.val(),
-                );
-                tb.drain(60);
+                tb.send_allowed(&got, now, charged, true);
             }
         }
         let d = o.deadline().map_or(0, |d| d.saturating_sub(now));
