@@ -73,6 +73,9 @@ pub struct CoreConfig {
     pub width: DataWidth,
     /// log2 of the connection-table entries (14: 16K connections).
     pub conn_bits: u32,
+    /// log2 of the sender's window slots: connections that may have PSNs outstanding at once, each with 256
+    /// per-PSN records on chip (13: 8K of the 16K connections; at most `conn_bits`).
+    pub send_slot_bits: u32,
     /// log2 of the memory-region-table entries.
     pub mr_bits: u32,
     /// log2 of the queue-pair-table entries.
@@ -84,6 +87,7 @@ impl Default for CoreConfig {
         CoreConfig {
             width: DataWidth::W512,
             conn_bits: 14,
+            send_slot_bits: 13,
             mr_bits: 12,
             qp_bits: 12,
         }

@@ -2,8 +2,11 @@
 //! (MR-REL-20..25, MR-REL-34..39, MR-REL-59): random transmissions, retransmissions (declared PSNs first, in
 //! declaration order), ACKs (cumulative acks behind, at and beyond snd_nxt, SACK blocks at random bases,
 //! random ECE), NACKs (TRIMMED with a current or stale echo, RNR), detection runs with random srtt, reo_wnd
-//! and reordering multiplier, timeout runs and record look-ups on one connection, PSNs and times crossing the
-//! 2^32 wrap, with random back-pressure on every output. Every ACK's newly acknowledged count and bytes, CACK
+//! and reordering multiplier, timeout runs and record look-ups on three connections sharing two window slots
+//! (a connection without PSNs outstanding sends only while a slot is free, as the gate lets it; full ACKs empty
+//! windows so slots are released and taken again), PSNs and times crossing the 2^32 wrap, with random
+//! back-pressure on every output. The free-slot count is checked after every operation, and the block must
+//! never miss a slot. Every ACK's newly acknowledged count and bytes, CACK
 //! advance, validity, snd_una and in-flight bytes, the clean-ACK words (the entries of the packets a clean ACK
 //! newly covers, MR-PATH-3), the PSNs each run or NACK declares lost (order and cause), the RACK deadline
 //! (MR-REL-37) and the look-ups must equal the model's. Seed: `REL_ACK_SEED` (printed); operations:
@@ -64,6 +67,10 @@ impl Tb {
     }
 
     fn tick(&mut self) {
+        assert!(
+            !self.u.slot_miss.val(),
+            "a new transmission missed a window slot"
+        );
         self.u.m_axis_lost_tready.next = self.bp.below(3) != 0;
         self.u.m_axis_clean_tready.next = self.bp.below(3) != 0;
         self.settle();
@@ -157,11 +164,16 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
     let trace = std::env::var("REL_ACK_TRACE").is_ok();
     println!("REL_ACK_SEED={seed} REL_ACK_OPS={ops}");
     let mut rng = Rng(seed);
-    let isn = u32::MAX - 300 + rng.below(100) as u32;
-    let conn = 2u64;
-    let mut m = SendWindow::new(8, isn, 3);
+    // Three connections, two window slots.
+    let conns = [1u64, 2, 3];
+    let slots = 2usize;
+    let isns: Vec<u32> = conns
+        .iter()
+        .map(|_| u32::MAX - 300 + rng.below(100) as u32)
+        .collect();
+    let mut ms: Vec<SendWindow> = isns.iter().map(|&i| SendWindow::new(8, i, 3)).collect();
     let mut tb = Tb {
-        u: Box::new(AckProc::new(2)),
+        u: Box::new(AckProc::new(2, 1)),
         bp: Rng(seed ^ 0x5a5a),
         lost: Vec::new(),
         clean: Vec::new(),
@@ -172,34 +184,49 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
     tb.u.rst.next = true;
     tb.tick();
     tb.u.rst.next = false;
-    let open = ConnOpen {
-        conn: b(conn),
-        isn: b(isn as u64),
-        ..Default::default()
-    };
-    tb.push(
-        |u, v| {
-            u.s_axis_open_tdata.next = open;
-            u.s_axis_open_tvalid.next = v;
-        },
-        |u| u.s_axis_open_tready.val(),
-    );
+    for (&conn, &isn) in conns.iter().zip(&isns) {
+        let open = ConnOpen {
+            conn: b(conn),
+            isn: b(isn as u64),
+            ..Default::default()
+        };
+        tb.push(
+            |u, v| {
+                u.s_axis_open_tdata.next = open;
+                u.s_axis_open_tvalid.next = v;
+            },
+            |u| u.s_axis_open_tready.val(),
+        );
+    }
     // Times cross 2^32 (the hardware keeps ns mod 2^32).
     let mut now: u64 = (1u64 << 32) - 150_000;
     let (mut acks, mut newly_total, mut invalid_seen, mut sack_only) = (0, 0, 0, 0);
     let (mut by_time, mut by_distance, mut by_rto, mut by_nack, mut stale_nack, mut peeks_found) =
         (0, 0, 0, 0, 0, 0);
-    let base_cmd = |now: u64| LossCmd {
+    let (mut slot_waits, mut slot_takes) = (0, 0);
+    let base_cmd = |conn: u64, now: u64| LossCmd {
         conn: b(conn),
         now32: b(now as u32 as u64),
         ..Default::default()
     };
     for op in 0..ops {
         now += 1 + rng.below(500);
+        let k = rng.below(conns.len() as u64) as usize;
+        let conn = conns[k];
+        let busy = ms.iter().filter(|m| m.outstanding() > 0).count();
+        let m = &mut ms[k];
         let outst = m.outstanding();
         let r = rng.below(100);
-        let ctx = format!("seed {seed} op {op}: una {} nxt {}", m.una(), m.nxt());
-        if r < 40 && outst < 250 {
+        let ctx = format!(
+            "seed {seed} op {op}: conn {conn} una {} nxt {}",
+            m.una(),
+            m.nxt()
+        );
+        if r < 40 && outst == 0 && busy == slots {
+            // No window slot free: the gate holds the packet.
+            slot_waits += 1;
+        } else if r < 40 && outst < 250 {
+            slot_takes += usize::from(outst == 0);
             let charged = 64 + rng.below(4097);
             let path = rng.below(64);
             let ev = rng.below(1 << 14);
@@ -266,7 +293,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
                 op: b(CMD_DETECT),
                 srtt_reo: b(srtt + mult * reo_wnd),
                 distance: b((16 * mult).min(256)),
-                ..base_cmd(now)
+                ..base_cmd(conn, now)
             };
             tb.lost.clear();
             let res = tb.cmd(c);
@@ -298,7 +325,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             let c = LossCmd {
                 op: b(CMD_RTO),
                 rto: b(rto),
-                ..base_cmd(now)
+                ..base_cmd(conn, now)
             };
             tb.lost.clear();
             let res = tb.cmd(c);
@@ -340,7 +367,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
                 psn: b(psn as u64),
                 echo_ts: b(echo as u64),
                 trim,
-                ..base_cmd(now)
+                ..base_cmd(conn, now)
             };
             tb.lost.clear();
             let res = tb.cmd(c);
@@ -357,7 +384,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             let res = tb.cmd(LossCmd {
                 op: b(CMD_PEEK),
                 psn: b(psn as u64),
-                ..base_cmd(now)
+                ..base_cmd(conn, now)
             });
             assert_eq!(res.found, found, "peek {psn}, {ctx}");
             if let Some(e) = e {
@@ -368,7 +395,10 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
         } else {
             // An ACK: CACK from 3 behind snd_una to 2 beyond snd_nxt; SACK block at a base near snd_una.
             // Most leave snd_una where it is (SACK only), so holes persist below later PSNs.
-            let cack = if rng.below(8) != 0 {
+            let full = rng.below(6) == 0;
+            let cack = if full {
+                m.nxt()
+            } else if rng.below(8) != 0 {
                 m.una()
             } else {
                 m.una()
@@ -461,13 +491,25 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             invalid_seen += usize::from(res.invalid);
             sack_only += usize::from(!res.cack_advanced && res.newly_acked > 0);
         }
+        // A connection holds a window slot exactly while it has PSNs outstanding.
+        for _ in 0..6 {
+            tb.tick();
+        }
+        let busy = ms.iter().filter(|m| m.outstanding() > 0).count();
+        assert_eq!(
+            tb.u.free_slots.val().to_u64(),
+            (slots - busy) as u64,
+            "free window slots, seed {seed} op {op}"
+        );
     }
     println!(
-        "{acks} ACKs, {newly_total} packets acknowledged, {invalid_seen} invalid, {sack_only} SACK-only; \
+        "{slot_takes} window slots taken, {slot_waits} new packets held for a slot; \
+         {acks} ACKs, {newly_total} packets acknowledged, {invalid_seen} invalid, {sack_only} SACK-only; \
          declared lost: {by_time} by time, {by_distance} by distance, {by_rto} by timeout, {by_nack} by NACK \
          ({stale_nack} NACKs ignored); {peeks_found} look-ups found"
     );
     assert!(acks > 100 && newly_total > 200 && invalid_seen > 5 && sack_only > 5);
     assert!(by_time > 5 && by_distance > 0 && by_rto > 5 && by_nack > 5 && stale_nack > 5);
     assert!(peeks_found > 0);
+    assert!(slot_takes > 10 && slot_waits > 10);
 }

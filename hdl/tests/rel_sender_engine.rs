@@ -47,13 +47,20 @@ struct Tb {
     rtx_log: Vec<u32>,
     /// Connections on `m_axis_err_*`.
     err_log: Vec<u64>,
+    /// Cycles with `stat_slot_wait`.
+    slot_waits: usize,
 }
 
 impl Tb {
-    /// An engine for 4 connections configured from `p` and `t`, reset at `now` (the timer wheel clears its
-    /// slot heads after reset), every output stream ready.
+    /// An engine for 4 connections and 4 window slots configured from `p` and `t`, reset at `now` (the timer
+    /// wheel clears its slot heads after reset), every output stream ready.
     fn new(p: &CcParams, t: &Timers, now: u64) -> Self {
-        let mut u = Box::new(SenderEngine::new(2));
+        Self::with_slots(p, t, now, 2)
+    }
+
+    /// The same with `1 << slot_bits` window slots.
+    fn with_slots(p: &CcParams, t: &Timers, now: u64, slot_bits: u32) -> Self {
+        let mut u = Box::new(SenderEngine::new(2, slot_bits));
         u.connect_all();
         u.cfg_mtu.next = p.mtu.to_bits();
         u.cfg_bdp.next = p.bdp_bytes().to_bits();
@@ -76,6 +83,7 @@ impl Tb {
             una_log: vec![],
             rtx_log: vec![],
             err_log: vec![],
+            slot_waits: 0,
         };
         tb.u.rst.next = true;
         tb.tick();
@@ -140,6 +148,11 @@ impl Tb {
 
     fn tick(&mut self) {
         self.settle();
+        assert!(
+            !self.u.stat_slot_miss.val(),
+            "a transmission missed a window slot"
+        );
+        self.slot_waits += usize::from(self.u.stat_slot_wait.val());
         if self.u.m_axis_una_tvalid.val() && self.u.m_axis_una_tready.val() {
             let d = self.u.m_axis_una_tdata.val();
             self.una_log
@@ -914,4 +927,102 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         o.failed
     );
     assert!(sent > 50 && rtx_sent > 5 && acks > 20 && nacks > 5 && fires > 0);
+}
+
+/// MR-REL-7, window slots: four connections share two slots of per-PSN state. A connection with nothing
+/// outstanding takes the slot with its first allowed packet (reserved from the gate's answer until the packet
+/// is reported sent), keeps it while packets are outstanding, and releases it with the ACK that covers
+/// everything; meanwhile another connection's new packets are refused with `retry_at` 0 and counted on
+/// `stat_slot_wait`, and no transmission ever misses a slot.
+#[test]
+fn mr_rel_7_window_slots_are_taken_released_and_waited_for() {
+    let p = CcParams {
+        mtu: 1024,
+        ..CcParams::default()
+    };
+    let timers = Timers {
+        rto_min: 100_000,
+        rto_init: 1_000_000,
+        rto_max: 100_000_000,
+        retry_limit: 7,
+        rnr_retry: 7,
+        reorder_distance: 3,
+    };
+    let mut now = 1_000_000u64;
+    // Four connections, two window slots.
+    let mut tb = Tb::with_slots(&p, &timers, now, 1);
+    for (conn, isn) in [(1u64, 100u64), (2, 200), (3, 300)] {
+        tb.open(ConnOpen {
+            conn: conn.to_bits(),
+            isn: isn.to_bits(),
+            paths: 8u64.to_bits(),
+            seed: conn.to_bits(),
+            ..Default::default()
+        });
+        tb.drain(4);
+    }
+    let req = |conn: u64, psn: u64| GateReq {
+        conn: conn.to_bits(),
+        psn: psn.to_bits(),
+        charged: 1088u64.to_bits(),
+        rtx: false,
+    };
+    let ack = |conn: u64, cack: u64, echo: u64| PktMeta {
+        conn: conn.to_bits(),
+        ptype: 2u64.to_bits(),
+        psn: cack.to_bits(),
+        sack_base: cack.to_bits(),
+        echo_ts: echo.to_bits(),
+        ..Default::default()
+    };
+    // Two slots: connections 1 and 2 take them, connection 3 waits.
+    let r1 = tb.gate_full(req(1, 100));
+    assert!(r1.allow, "conn 1 takes a free slot");
+    // The slot is reserved for conn 1's packet until it is reported sent.
+    let r2 = tb.gate_full(req(2, 200));
+    assert!(r2.allow, "conn 2 takes the second slot");
+    tb.send_allowed(&r1, now, 1088, false);
+    tb.send_allowed(&r2, now, 1088, false);
+    let w = tb.gate_full(req(3, 300));
+    assert!(
+        !w.allow && !w.skip && w.retry_at.to_u64() == 0,
+        "conn 3 waits for a slot: {w:?}"
+    );
+    assert_eq!(tb.slot_waits, 1);
+    // Conn 1 holds its slot: its next packet passes.
+    now += 500;
+    tb.u.now.next = now.to_bits();
+    let r = tb.gate_full(req(1, 101));
+    assert!(
+        r.allow,
+        "conn 1 keeps its slot while packets are outstanding"
+    );
+    tb.send_allowed(&r, now, 1088, false);
+    // An ACK covering part of conn 1's packets keeps the slot; conn 3 still waits.
+    now += 5_000;
+    tb.u.now.next = now.to_bits();
+    tb.feedback(ack(1, 101, 1_000_000));
+    tb.drain(200);
+    assert!(
+        !tb.gate_full(req(3, 300)).allow,
+        "conn 1 still has PSN 101 outstanding"
+    );
+    assert_eq!(tb.slot_waits, 2);
+    // The ACK covering everything releases it, and conn 3 takes it.
+    tb.feedback(ack(1, 102, 1_000_500));
+    tb.drain(200);
+    let r3 = tb.gate_full(req(3, 300));
+    assert!(r3.allow, "conn 3 takes the released slot");
+    // Conn 1 has nothing outstanding and no slot now: reserved for conn 3, so conn 1 waits.
+    let w = tb.gate_full(req(1, 102));
+    assert!(!w.allow && w.retry_at.to_u64() == 0, "conn 1 waits: {w:?}");
+    assert_eq!(tb.slot_waits, 3);
+    tb.send_allowed(&r3, now, 1088, false);
+    assert!(!tb.gate_full(req(1, 102)).allow);
+    assert_eq!(tb.slot_waits, 4);
+    assert_eq!(
+        tb.una_log,
+        vec![(1, 101), (1, 102)],
+        "snd_una advances of conn 1"
+    );
 }

@@ -170,6 +170,8 @@ counters! {
     CmdRejected = "cmd_rejected";
     /// Mailbox `CTRL` writes ignored because a command was in progress.
     CmdIgnored = "cmd_ignored";
+    /// New DATA packets held by the gate because every window slot of the sender was taken (hardware).
+    WindowSlotWaits = "window_slot_waits";
 }
 
 /// Number of counters.

@@ -21,7 +21,7 @@ commands:
   eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,
                 --quick; see `metaroce eval --help`)
   verilog [ARGS] write the core's Verilog, one file per block, to target/hdl/verilog (ARGS: --width 512|1024,
-                --conn-bits N, --out DIR, block names; --list)
+                --conn-bits N, --send-slot-bits N, --out DIR, block names; --list)
   hdl-check     lint (Verilator -Wall) and synthesize (yosys) every block at 512 and 1024 bits, as CI does
   synth [ARGS]  synthesize every block for UltraScale+ and rewrite the table of docs/hardware.md
                 (ARGS: block names; --timeout SECS per block; --core-timeout SECS for the core; --doc

@@ -30,13 +30,27 @@
 //!     [`CAUSE_NONE`]); anything else changes nothing (MR-REL-50).
 //!   * [`CMD_PEEK`]: is the PSN still to be retransmitted, and on which entry was it last sent.
 //!
-//! Timing: open 2 cycles, sent 4, ACK `words + 5` cycles where `words` (<= 65) is the number of 4-PSN RAM
-//! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle), a run `words + 5`, a NACK or look-up 5; the clean and
-//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. One idle cycle
+//! Window slots: the per-PSN records live in `1 << slot_bits` window slots ([`crate::rel::psn_state`]), fewer
+//! than the connections. A new transmission of a connection without a slot (nothing outstanding) takes a free
+//! one, never-used slots first and then the FIFO of released ones (`fl_ram`); an ACK after which nothing is
+//! outstanding releases it, and so does an open. `free_slots` tells the gate how many are free, `slot_alloc`
+//! pulses on each allocation; a new transmission that finds none is not recorded and pulses `slot_miss` (the
+//! sender engine's gate reserves a slot before it lets such a packet go, so this does not happen there). After
+//! reset the block clears its connection states (`1 << conn_bits` cycles, inputs not ready) and every slot is
+//! free.
+//!
+//! Timing: open 3 cycles, sent 5, ACK `words + 9` cycles where `words` (<= 65) is the number of 4-PSN RAM
+//! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle), a run `words + 8`, a NACK or look-up 7; the clean and
+//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. A scanned word is
+//! written back in the cycle its lanes decide; what the lanes add up (counts, bytes, the highest acknowledged
+//! PSN, the RACK TS, the earliest pending deadline) goes through three accumulation stages (a 4-lane tree, then
+//! the fold into the connection or run), and the run ends three cycles after its last word. One idle cycle
 //! follows every command so the next command reads the RAM after the write (no forwarding needed: commands are
 //! serialised).
 //!
-//! Differences from the model: TS comparisons for RACK are 32-bit serial (the model compares 64-bit times);
+//! Differences from the model: TS comparisons for RACK are 32-bit serial (the model compares 64-bit times), and
+//! the highest acknowledged PSN, the RACK TS and the earliest deadline are taken over a word's lanes as a tree
+//! (the model goes PSN by PSN): the same result while PSNs and times of one window are less than 2^31 apart;
 //! in-flight bytes are 32 bits and decremented once per ACK by the sum (the model saturates per packet; equal
 //! while the counter is consistent).
 
@@ -156,7 +170,8 @@ pub mod rec {
         pub e3: Bits<14>,
     }
 
-    /// Send-side state of one connection (161 bits).
+    /// Send-side state of one connection (178 bits): `snd_una`, `snd_nxt`, charged bytes in flight, the
+    /// highest acknowledged PSN and the RACK TS (MR-REL-36), and the window slot of its per-PSN records.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct ConnSnd {
         pub una: Bits<32>,
@@ -165,10 +180,21 @@ pub mod rec {
         pub highest: Bits<32>,
         pub any_acked: Bit,
         pub rack_ts: Bits<32>,
+        /// Window slot (valid when `has_slot`).
+        pub slot: Bits<16>,
+        /// The connection holds a window slot (it has PSNs outstanding, or had until its last ACK).
+        pub has_slot: Bit,
+    }
+
+    /// A 6-bit entry index zero-extended to 8 bits.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct Zx6 {
+        pub lo: Bits<6>,
+        pub hi: Bits<2>,
     }
 }
 
-pub use rec::{AckRes, ConnSnd, LaneWord, LossCmd, LossRes, PsnSplit, Zx16};
+pub use rec::{AckRes, ConnSnd, LaneWord, LossCmd, LossRes, PsnSplit, Zx16, Zx6};
 
 /// Command: loss detection run, rules (b) and (c) (MR-REL-36..38).
 pub const CMD_DETECT: u64 = 0;
@@ -363,7 +389,110 @@ pub struct AckProc {
     pub st_wr_conn: Signal<Out, Bits<16>>,
     /// The state written (the sender engine keeps a copy for the gate).
     pub st_wr: Signal<Out, ConnSnd>,
+    /// Window slots free (never used, or released): what the gate may still hand to connections without one.
+    pub free_slots: Signal<Out, Bits<17>>,
+    /// A window slot is allocated this cycle (a new transmission of a connection without one).
+    pub slot_alloc: Signal<Out, Bit>,
+    /// A new transmission found no free window slot and was not recorded (the gate's reservation prevents
+    /// it; counted by the caller).
+    pub slot_miss: Signal<Out, Bit>,
     conn_ram: SdpRam<ConnSnd, 16>,
+    fl_ram: SdpRam<Bits<16>, 16>,
+    fl_head: DFF<Bits<16>>,
+    fl_tail: DFF<Bits<16>>,
+    fl_cnt: DFF<Bits<17>>,
+    fresh: DFF<Bits<17>>,
+    clr: DFF<Bits<17>>,
+    op_isn: DFF<Bits<32>>,
+    nowm: DFF<Bits<32>>,
+    off_q: DFF<Bits<32>>,
+    r_found: DFF<Bit>,
+    r_ok: DFF<Bit>,
+    r_i: DFF<Bit>,
+    r_c32: DFF<Bits<32>>,
+    s_rec2: Constant<Bits<5>>,
+    s_ack_pre: Constant<Bits<5>>,
+    p1_v: DFF<Bit>,
+    p1_ack: DFF<Bit>,
+    p1_m: DFF<Bits<4>>,
+    p1_dm: DFF<Bits<4>>,
+    p1_psn: DFF<Bits<32>>,
+    p1_t0: DFF<Bits<32>>,
+    p1_t1: DFF<Bits<32>>,
+    p1_t2: DFF<Bits<32>>,
+    p1_t3: DFF<Bits<32>>,
+    p1_b0: DFF<Bits<32>>,
+    p1_b1: DFF<Bits<32>>,
+    p1_b2: DFF<Bits<32>>,
+    p1_b3: DFF<Bits<32>>,
+    p1_d0: DFF<Bits<32>>,
+    p1_d1: DFF<Bits<32>>,
+    p1_d2: DFF<Bits<32>>,
+    p1_d3: DFF<Bits<32>>,
+    p2_v: DFF<Bit>,
+    p2_ack: DFF<Bit>,
+    p2_cand: DFF<Bits<32>>,
+    p2_x01_v: DFF<Bit>,
+    p2_x01: DFF<Bits<32>>,
+    p2_x23_v: DFF<Bit>,
+    p2_x23: DFF<Bits<32>>,
+    p3_v: DFF<Bit>,
+    p3_ack: DFF<Bit>,
+    p3_cand: DFF<Bits<32>>,
+    p3_x_v: DFF<Bit>,
+    p3_x: DFF<Bits<32>>,
+    hm0: Signal<Local, Bits<4>>,
+    hm1: Signal<Local, Bits<4>>,
+    hm2: Signal<Local, Bits<4>>,
+    hm3: Signal<Local, Bits<4>>,
+    pm0: Signal<Local, Bits<4>>,
+    pm1: Signal<Local, Bits<4>>,
+    pm2: Signal<Local, Bits<4>>,
+    pm3: Signal<Local, Bits<4>>,
+    q0: Signal<Local, Bits<16>>,
+    q1: Signal<Local, Bits<16>>,
+    q2: Signal<Local, Bits<16>>,
+    q3: Signal<Local, Bits<16>>,
+    r0: Signal<Local, Bits<16>>,
+    r1: Signal<Local, Bits<16>>,
+    r2: Signal<Local, Bits<16>>,
+    r3: Signal<Local, Bits<16>>,
+    f_cand: Signal<Local, Bits<32>>,
+    d01: Signal<Local, Bits<32>>,
+    d23: Signal<Local, Bits<32>>,
+    dx: Signal<Local, Bits<32>>,
+    dh: Signal<Local, Bits<32>>,
+    dr: Signal<Local, Bits<32>>,
+    x01_v: Signal<Local, Bit>,
+    x01: Signal<Local, Bits<32>>,
+    x23_v: Signal<Local, Bit>,
+    x23: Signal<Local, Bits<32>>,
+    x_v: Signal<Local, Bit>,
+    x: Signal<Local, Bits<32>>,
+    pick1: Signal<Local, Bit>,
+    pick3: Signal<Local, Bit>,
+    pick23: Signal<Local, Bit>,
+    s_ack_drain: Constant<Bits<5>>,
+    s_det_drain: Constant<Bits<5>>,
+    pop: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    push_slot: Signal<Local, Bits<16>>,
+    pop_slot: Signal<Local, Bits<16>>,
+    avail: Signal<Local, Bit>,
+    zp0: Signal<Local, Zx6>,
+    zp1: Signal<Local, Zx6>,
+    zp2: Signal<Local, Zx6>,
+    zp3: Signal<Local, Zx6>,
+    rl_pz: Signal<Local, Zx6>,
+    k_nslots: Constant<Bits<17>>,
+    k_nconn: Constant<Bits<17>>,
+    k_smask: Constant<Bits<16>>,
+    k_one17: Constant<Bits<17>>,
+    k_zero17: Constant<Bits<17>>,
+    s_clear: Constant<Bits<5>>,
+    s_open_rd: Constant<Bits<5>>,
+    s_sent_rd2: Constant<Bits<5>>,
+    s_rec_rd: Constant<Bits<5>>,
     psn_ram: SdpRam<PsnWord, 22>,
     align: SackAlign,
     lane0: AckLane,
@@ -374,7 +503,7 @@ pub struct AckProc {
     dlane1: LossLane,
     dlane2: LossLane,
     dlane3: LossLane,
-    state: DFF<Bits<4>>,
+    state: DFF<Bits<5>>,
     conn: DFF<Bits<16>>,
     st: DFF<ConnSnd>,
     cmd: DFF<LossCmd>,
@@ -397,7 +526,7 @@ pub struct AckProc {
     clean_space: Signal<Local, Bit>,
     rl_ts: Signal<Local, Bits<32>>,
     rl_c: Signal<Local, Bits<16>>,
-    rl_p: Signal<Local, Bits<8>>,
+    rl_p: Signal<Local, Bits<6>>,
     rl_e: Signal<Local, Bits<14>>,
     rl_i: Signal<Local, Bit>,
     rl_l: Signal<Local, Bit>,
@@ -407,19 +536,6 @@ pub struct AckProc {
     rl_zx: Signal<Local, Zx16>,
     rl_c32: Signal<Local, Bits<32>>,
     pb_l: Signal<Local, PsnSplit>,
-    nd0: Signal<Local, Bits<16>>,
-    nd1: Signal<Local, Bits<16>>,
-    nd2: Signal<Local, Bits<16>>,
-    nd3: Signal<Local, Bits<16>>,
-    ddec: Signal<Local, Bits<32>>,
-    ra1: Signal<Local, Bit>,
-    rt1: Signal<Local, Bits<32>>,
-    ra2: Signal<Local, Bit>,
-    rt2: Signal<Local, Bits<32>>,
-    ra3: Signal<Local, Bit>,
-    rt3: Signal<Local, Bits<32>>,
-    ra4: Signal<Local, Bit>,
-    rt4: Signal<Local, Bits<32>>,
     det_cnt: Signal<Local, Bits<32>>,
     dm0: Signal<Local, Bits<4>>,
     dm1: Signal<Local, Bits<4>>,
@@ -459,42 +575,26 @@ pub struct AckProc {
     psn_l: Signal<Local, Bits<32>>,
     rd_st: Signal<Local, ConnSnd>,
     nw_l: Signal<Local, Bits<32>>,
-    dec_sum: Signal<Local, Bits<32>>,
     base32: Signal<Local, Bits<32>>,
     zx_sent: Signal<Local, Zx16>,
     c32_sent: Signal<Local, Bits<32>>,
     zx_rtx: Signal<Local, Zx16>,
     rtx_c32: Signal<Local, Bits<32>>,
-    hi0: Signal<Local, Bits<32>>,
-    any0: Signal<Local, Bit>,
-    rk0: Signal<Local, Bits<32>>,
-    hi1: Signal<Local, Bits<32>>,
-    any1: Signal<Local, Bit>,
-    rk1: Signal<Local, Bits<32>>,
-    hi2: Signal<Local, Bits<32>>,
-    any2: Signal<Local, Bit>,
-    rk2: Signal<Local, Bits<32>>,
-    hi3: Signal<Local, Bits<32>>,
-    any3: Signal<Local, Bit>,
-    rk3: Signal<Local, Bits<32>>,
-    hi4: Signal<Local, Bits<32>>,
-    any4: Signal<Local, Bit>,
-    rk4: Signal<Local, Bits<32>>,
-    s_idle: Constant<Bits<4>>,
-    s_sent_rd: Constant<Bits<4>>,
-    s_sent_w: Constant<Bits<4>>,
-    s_ack_rd: Constant<Bits<4>>,
-    s_ack_align: Constant<Bits<4>>,
-    s_ack_scan: Constant<Bits<4>>,
-    s_ack_fin: Constant<Bits<4>>,
-    s_ack_out: Constant<Bits<4>>,
-    s_gap: Constant<Bits<4>>,
-    s_cmd_rd: Constant<Bits<4>>,
-    s_rec: Constant<Bits<4>>,
-    s_det_align: Constant<Bits<4>>,
-    s_det_scan: Constant<Bits<4>>,
-    s_det_fin: Constant<Bits<4>>,
-    s_cres_out: Constant<Bits<4>>,
+    s_idle: Constant<Bits<5>>,
+    s_sent_rd: Constant<Bits<5>>,
+    s_sent_w: Constant<Bits<5>>,
+    s_ack_rd: Constant<Bits<5>>,
+    s_ack_align: Constant<Bits<5>>,
+    s_ack_scan: Constant<Bits<5>>,
+    s_ack_fin: Constant<Bits<5>>,
+    s_ack_out: Constant<Bits<5>>,
+    s_gap: Constant<Bits<5>>,
+    s_cmd_rd: Constant<Bits<5>>,
+    s_rec: Constant<Bits<5>>,
+    s_det_align: Constant<Bits<5>>,
+    s_det_scan: Constant<Bits<5>>,
+    s_det_fin: Constant<Bits<5>>,
+    s_cres_out: Constant<Bits<5>>,
     k_op_rto: Constant<Bits<2>>,
     k_op_peek: Constant<Bits<2>>,
     k_op_nack: Constant<Bits<2>>,
@@ -512,17 +612,20 @@ pub struct AckProc {
     k_l3: Constant<Bits<2>>,
     k_zero8: Constant<Bits<8>>,
     k_one8: Constant<Bits<8>>,
+    k_two8: Constant<Bits<8>>,
     k_one6: Constant<Bits<6>>,
     k_zero16: Constant<Bits<16>>,
     k_p2: Constant<Bits<32>>,
     k_p3: Constant<Bits<32>>,
     _conn_bits: u32,
+    _slot_bits: u32,
 }
 
 impl AckProc {
-    /// An ACK processor for `1 << conn_bits` connections (the per-PSN RAM has `1 << (conn_bits + 6)` words).
-    pub fn new(conn_bits: u32) -> Self {
-        assert!((1..=16).contains(&conn_bits));
+    /// An ACK processor for `1 << conn_bits` connections and `1 << slot_bits` window slots (the per-PSN RAM has
+    /// `1 << (slot_bits + 6)` words).
+    pub fn new(conn_bits: u32, slot_bits: u32) -> Self {
+        assert!((1..=16).contains(&conn_bits) && (1..=conn_bits).contains(&slot_bits));
         AckProc {
             clk: Default::default(),
             rst: Default::default(),
@@ -557,7 +660,106 @@ impl AckProc {
             st_wr_conn: Default::default(),
             st_wr: Default::default(),
             conn_ram: SdpRam::new(1 << conn_bits),
-            psn_ram: SdpRam::new(1 << (conn_bits + 6)),
+            psn_ram: SdpRam::new(1 << (slot_bits + 6)),
+            fl_ram: SdpRam::new(1 << slot_bits),
+            free_slots: Default::default(),
+            slot_alloc: Default::default(),
+            slot_miss: Default::default(),
+            fl_head: Default::default(),
+            fl_tail: Default::default(),
+            fl_cnt: Default::default(),
+            fresh: Default::default(),
+            clr: Default::default(),
+            op_isn: Default::default(),
+            nowm: Default::default(),
+            off_q: Default::default(),
+            r_found: Default::default(),
+            r_ok: Default::default(),
+            r_i: Default::default(),
+            r_c32: Default::default(),
+            s_rec2: Constant::new(22u64.to_bits()),
+            s_ack_pre: Constant::new(21u64.to_bits()),
+            p2_v: Default::default(),
+            p2_ack: Default::default(),
+            p2_cand: Default::default(),
+            p2_x01_v: Default::default(),
+            p2_x01: Default::default(),
+            p2_x23_v: Default::default(),
+            p2_x23: Default::default(),
+            p3_v: Default::default(),
+            p3_ack: Default::default(),
+            p3_cand: Default::default(),
+            p3_x_v: Default::default(),
+            p3_x: Default::default(),
+            p1_v: Default::default(),
+            p1_ack: Default::default(),
+            p1_m: Default::default(),
+            p1_dm: Default::default(),
+            p1_psn: Default::default(),
+            p1_t0: Default::default(),
+            p1_t1: Default::default(),
+            p1_t2: Default::default(),
+            p1_t3: Default::default(),
+            p1_b0: Default::default(),
+            p1_b1: Default::default(),
+            p1_b2: Default::default(),
+            p1_b3: Default::default(),
+            p1_d0: Default::default(),
+            p1_d1: Default::default(),
+            p1_d2: Default::default(),
+            p1_d3: Default::default(),
+            hm0: Default::default(),
+            hm1: Default::default(),
+            hm2: Default::default(),
+            hm3: Default::default(),
+            pm0: Default::default(),
+            pm1: Default::default(),
+            pm2: Default::default(),
+            pm3: Default::default(),
+            q0: Default::default(),
+            q1: Default::default(),
+            q2: Default::default(),
+            q3: Default::default(),
+            r0: Default::default(),
+            r1: Default::default(),
+            r2: Default::default(),
+            r3: Default::default(),
+            f_cand: Default::default(),
+            d01: Default::default(),
+            d23: Default::default(),
+            dx: Default::default(),
+            dh: Default::default(),
+            dr: Default::default(),
+            x01_v: Default::default(),
+            x01: Default::default(),
+            x23_v: Default::default(),
+            x23: Default::default(),
+            x_v: Default::default(),
+            x: Default::default(),
+            pick1: Default::default(),
+            pick3: Default::default(),
+            pick23: Default::default(),
+            s_ack_drain: Constant::new(19u64.to_bits()),
+            s_det_drain: Constant::new(20u64.to_bits()),
+            pop: Default::default(),
+            push: Default::default(),
+            push_slot: Default::default(),
+            pop_slot: Default::default(),
+            avail: Default::default(),
+            zp0: Default::default(),
+            zp1: Default::default(),
+            zp2: Default::default(),
+            zp3: Default::default(),
+            rl_pz: Default::default(),
+            k_nslots: Constant::new((1u64 << slot_bits).to_bits()),
+            k_nconn: Constant::new((1u64 << conn_bits).to_bits()),
+            k_smask: Constant::new(((1u64 << slot_bits) - 1).to_bits()),
+            k_one17: Constant::new(1u64.to_bits()),
+            k_zero17: Constant::new(0u64.to_bits()),
+            s_clear: Constant::new(15u64.to_bits()),
+            s_open_rd: Constant::new(16u64.to_bits()),
+            s_sent_rd2: Constant::new(17u64.to_bits()),
+            s_rec_rd: Constant::new(18u64.to_bits()),
             align: Default::default(),
             lane0: Default::default(),
             lane1: Default::default(),
@@ -600,19 +802,6 @@ impl AckProc {
             rl_zx: Default::default(),
             rl_c32: Default::default(),
             pb_l: Default::default(),
-            nd0: Default::default(),
-            nd1: Default::default(),
-            nd2: Default::default(),
-            nd3: Default::default(),
-            ddec: Default::default(),
-            ra1: Default::default(),
-            rt1: Default::default(),
-            ra2: Default::default(),
-            rt2: Default::default(),
-            ra3: Default::default(),
-            rt3: Default::default(),
-            ra4: Default::default(),
-            rt4: Default::default(),
             det_cnt: Default::default(),
             dm0: Default::default(),
             dm1: Default::default(),
@@ -652,27 +841,11 @@ impl AckProc {
             psn_l: Default::default(),
             rd_st: Default::default(),
             nw_l: Default::default(),
-            dec_sum: Default::default(),
             base32: Default::default(),
             zx_sent: Default::default(),
             c32_sent: Default::default(),
             zx_rtx: Default::default(),
             rtx_c32: Default::default(),
-            hi0: Default::default(),
-            any0: Default::default(),
-            rk0: Default::default(),
-            hi1: Default::default(),
-            any1: Default::default(),
-            rk1: Default::default(),
-            hi2: Default::default(),
-            any2: Default::default(),
-            rk2: Default::default(),
-            hi3: Default::default(),
-            any3: Default::default(),
-            rk3: Default::default(),
-            hi4: Default::default(),
-            any4: Default::default(),
-            rk4: Default::default(),
             s_idle: Constant::new(0u64.to_bits()),
             s_sent_rd: Constant::new(1u64.to_bits()),
             s_sent_w: Constant::new(2u64.to_bits()),
@@ -705,11 +878,13 @@ impl AckProc {
             k_l3: Constant::new(3u64.to_bits()),
             k_zero8: Constant::new(0u64.to_bits()),
             k_one8: Constant::new(1u64.to_bits()),
+            k_two8: Constant::new(2u64.to_bits()),
             k_one6: Constant::new(1u64.to_bits()),
             k_zero16: Constant::new(0u64.to_bits()),
             k_p2: Constant::new(2u64.to_bits()),
             k_p3: Constant::new(3u64.to_bits()),
             _conn_bits: conn_bits,
+            _slot_bits: slot_bits,
         }
     }
 }
@@ -721,8 +896,28 @@ impl Logic for AckProc {
             self, clk, state, conn, st, una_new, cack, sack_base, sack, invalid, adv, sent, cnt,
             widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend, una_pend, cmd,
             ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost, rk_armed, rk_at, queued,
-            found, fpath, fev
+            found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr, op_isn, nowm, off_q, r_found,
+            r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1, p1_t2, p1_t3, p1_b0,
+            p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack, p2_cand, p2_x01_v,
+            p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
         );
+        self.p1_v.d.next = false;
+        // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
+        // is read continuously; a pop comes at least two cycles after the push before it (commands are
+        // separated by a gap cycle), so the read data is current.
+        self.fl_ram.clk.next = self.clk.val();
+        self.fl_ram.rd_addr.next = self.fl_head.q.val();
+        self.fl_ram.wr_addr.next = self.fl_tail.q.val();
+        self.pop.next = false;
+        self.push.next = false;
+        self.push_slot.next = self.st.q.val().slot;
+        self.avail.next =
+            self.fresh.q.val() != self.k_nslots.val() || self.fl_cnt.q.val() != self.k_zero17.val();
+        self.pop_slot.next = self.fl_ram.rd_data.val();
+        if self.fresh.q.val() != self.k_nslots.val() {
+            self.pop_slot.next = self.fresh.q.val().get_bits::<16>(0);
+        }
+        self.slot_miss.next = false;
         self.conn_ram.clk.next = self.clk.val();
         self.psn_ram.clk.next = self.clk.val();
         self.align.clk.next = self.clk.val();
@@ -731,7 +926,7 @@ impl Logic for AckProc {
         self.conn_ram.rd_addr.next = self.conn.q.val();
         self.psn_ram.wr_en.next = false;
         self.psn_ram.wr_addr.next = self.prev_addr.q.val();
-        self.addr_l.next.conn = self.conn.q.val();
+        self.addr_l.next.slot = self.st.q.val().slot;
         self.addr_l.next.word = self.widx.q.val();
         self.psn_ram.rd_addr.next = self.addr_l.val().into();
         self.align.sack.next = self.sack.q.val();
@@ -739,13 +934,15 @@ impl Logic for AckProc {
         self.base_l.next.lo2 = self.k_zero2.val();
         self.base_l.next.hi = self.rd_st.val().una.get_bits::<30>(2);
         self.base32.next = self.base_l.val().into();
-        self.align.off.next = self.base32.val() - self.sack_base.q.val();
+        self.align.off.next = self.off_q.q.val();
         self.st_l.next.una = self.st.q.val().una;
         self.st_l.next.nxt = self.st.q.val().nxt;
         self.st_l.next.inflight = self.st.q.val().inflight;
         self.st_l.next.highest = self.st.q.val().highest;
         self.st_l.next.any_acked = self.st.q.val().any_acked;
         self.st_l.next.rack_ts = self.st.q.val().rack_ts;
+        self.st_l.next.slot = self.st.q.val().slot;
+        self.st_l.next.has_slot = self.st.q.val().has_slot;
         self.word_l.next.t0 = self.psn_ram.rd_data.val().t0;
         self.word_l.next.c0 = self.psn_ram.rd_data.val().c0;
         self.word_l.next.p0 = self.psn_ram.rd_data.val().p0;
@@ -753,7 +950,6 @@ impl Logic for AckProc {
         self.word_l.next.i0 = self.psn_ram.rd_data.val().i0;
         self.word_l.next.l0 = self.psn_ram.rd_data.val().l0;
         self.word_l.next.a0 = self.psn_ram.rd_data.val().a0;
-        self.word_l.next.r0 = self.psn_ram.rd_data.val().r0;
         self.word_l.next.t1 = self.psn_ram.rd_data.val().t1;
         self.word_l.next.c1 = self.psn_ram.rd_data.val().c1;
         self.word_l.next.p1 = self.psn_ram.rd_data.val().p1;
@@ -761,7 +957,6 @@ impl Logic for AckProc {
         self.word_l.next.i1 = self.psn_ram.rd_data.val().i1;
         self.word_l.next.l1 = self.psn_ram.rd_data.val().l1;
         self.word_l.next.a1 = self.psn_ram.rd_data.val().a1;
-        self.word_l.next.r1 = self.psn_ram.rd_data.val().r1;
         self.word_l.next.t2 = self.psn_ram.rd_data.val().t2;
         self.word_l.next.c2 = self.psn_ram.rd_data.val().c2;
         self.word_l.next.p2 = self.psn_ram.rd_data.val().p2;
@@ -769,7 +964,6 @@ impl Logic for AckProc {
         self.word_l.next.i2 = self.psn_ram.rd_data.val().i2;
         self.word_l.next.l2 = self.psn_ram.rd_data.val().l2;
         self.word_l.next.a2 = self.psn_ram.rd_data.val().a2;
-        self.word_l.next.r2 = self.psn_ram.rd_data.val().r2;
         self.word_l.next.t3 = self.psn_ram.rd_data.val().t3;
         self.word_l.next.c3 = self.psn_ram.rd_data.val().c3;
         self.word_l.next.p3 = self.psn_ram.rd_data.val().p3;
@@ -777,17 +971,12 @@ impl Logic for AckProc {
         self.word_l.next.i3 = self.psn_ram.rd_data.val().i3;
         self.word_l.next.l3 = self.psn_ram.rd_data.val().l3;
         self.word_l.next.a3 = self.psn_ram.rd_data.val().a3;
-        self.word_l.next.r3 = self.psn_ram.rd_data.val().r3;
         self.s_axis_open_tready.next = false;
         self.s_axis_sent_tready.next = false;
         self.s_axis_ack_tready.next = false;
         self.psn_l.next = self.sent.q.val().psn;
         self.nw_l.next = self.k_zero32.val();
         self.det_cnt.next = self.k_zero32.val();
-        self.dec_sum.next = self.lane0.dec.val()
-            + self.lane1.dec.val()
-            + self.lane2.dec.val()
-            + self.lane3.dec.val();
         self.zx_sent.next.lo = self.sent.q.val().charged;
         self.zx_sent.next.hi = self.k_zero16.val();
         self.c32_sent.next = self.zx_sent.val().into();
@@ -840,70 +1029,6 @@ impl Logic for AckProc {
         self.lane1.lost.next = self.psn_ram.rd_data.val().l1;
         self.lane2.lost.next = self.psn_ram.rd_data.val().l2;
         self.lane3.lost.next = self.psn_ram.rd_data.val().l3;
-        // Highest acknowledged PSN and RACK TS, lane by lane in PSN order.
-        self.hi0.next = self.st.q.val().highest;
-        self.any0.next = self.st.q.val().any_acked;
-        self.rk0.next = self.st.q.val().rack_ts;
-        self.hi1.next = self.hi0.val();
-        self.any1.next = self.any0.val();
-        self.rk1.next = self.rk0.val();
-        if self.lane0.hit.val() {
-            if !self.any0.val() || (self.lane0.psn.val() - self.hi0.val()) < self.k_half.val() {
-                self.hi1.next = self.lane0.psn.val();
-            }
-            if !self.any0.val()
-                || ((self.psn_ram.rd_data.val().t0 - self.rk0.val()) < self.k_half.val()
-                    && self.psn_ram.rd_data.val().t0 != self.rk0.val())
-            {
-                self.rk1.next = self.psn_ram.rd_data.val().t0;
-            }
-            self.any1.next = true;
-        }
-        self.hi2.next = self.hi1.val();
-        self.any2.next = self.any1.val();
-        self.rk2.next = self.rk1.val();
-        if self.lane1.hit.val() {
-            if !self.any1.val() || (self.lane1.psn.val() - self.hi1.val()) < self.k_half.val() {
-                self.hi2.next = self.lane1.psn.val();
-            }
-            if !self.any1.val()
-                || ((self.psn_ram.rd_data.val().t1 - self.rk1.val()) < self.k_half.val()
-                    && self.psn_ram.rd_data.val().t1 != self.rk1.val())
-            {
-                self.rk2.next = self.psn_ram.rd_data.val().t1;
-            }
-            self.any2.next = true;
-        }
-        self.hi3.next = self.hi2.val();
-        self.any3.next = self.any2.val();
-        self.rk3.next = self.rk2.val();
-        if self.lane2.hit.val() {
-            if !self.any2.val() || (self.lane2.psn.val() - self.hi2.val()) < self.k_half.val() {
-                self.hi3.next = self.lane2.psn.val();
-            }
-            if !self.any2.val()
-                || ((self.psn_ram.rd_data.val().t2 - self.rk2.val()) < self.k_half.val()
-                    && self.psn_ram.rd_data.val().t2 != self.rk2.val())
-            {
-                self.rk3.next = self.psn_ram.rd_data.val().t2;
-            }
-            self.any3.next = true;
-        }
-        self.hi4.next = self.hi3.val();
-        self.any4.next = self.any3.val();
-        self.rk4.next = self.rk3.val();
-        if self.lane3.hit.val() {
-            if !self.any3.val() || (self.lane3.psn.val() - self.hi3.val()) < self.k_half.val() {
-                self.hi4.next = self.lane3.psn.val();
-            }
-            if !self.any3.val()
-                || ((self.psn_ram.rd_data.val().t3 - self.rk3.val()) < self.k_half.val()
-                    && self.psn_ram.rd_data.val().t3 != self.rk3.val())
-            {
-                self.rk4.next = self.psn_ram.rd_data.val().t3;
-            }
-            self.any4.next = true;
-        }
         // Loss-detection lanes (detection and timeout runs).
         self.dlane0.psn.next = self.lane0.psn.val();
         self.dlane1.psn.next = self.lane1.psn.val();
@@ -915,7 +1040,7 @@ impl Logic for AckProc {
         self.dlane0.hi.next = self.st.q.val().highest;
         self.dlane0.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane0.now32.next = self.cmd.q.val().now32;
-        self.dlane0.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane0.now_m.next = self.nowm.q.val();
         self.dlane0.distance.next = self.cmd.q.val().distance;
         self.dlane0.rto.next = self.cmd.q.val().rto;
         self.dlane0.ts.next = self.psn_ram.rd_data.val().t0;
@@ -929,7 +1054,7 @@ impl Logic for AckProc {
         self.dlane1.hi.next = self.st.q.val().highest;
         self.dlane1.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane1.now32.next = self.cmd.q.val().now32;
-        self.dlane1.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane1.now_m.next = self.nowm.q.val();
         self.dlane1.distance.next = self.cmd.q.val().distance;
         self.dlane1.rto.next = self.cmd.q.val().rto;
         self.dlane1.ts.next = self.psn_ram.rd_data.val().t1;
@@ -943,7 +1068,7 @@ impl Logic for AckProc {
         self.dlane2.hi.next = self.st.q.val().highest;
         self.dlane2.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane2.now32.next = self.cmd.q.val().now32;
-        self.dlane2.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane2.now_m.next = self.nowm.q.val();
         self.dlane2.distance.next = self.cmd.q.val().distance;
         self.dlane2.rto.next = self.cmd.q.val().rto;
         self.dlane2.ts.next = self.psn_ram.rd_data.val().t2;
@@ -957,7 +1082,7 @@ impl Logic for AckProc {
         self.dlane3.hi.next = self.st.q.val().highest;
         self.dlane3.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane3.now32.next = self.cmd.q.val().now32;
-        self.dlane3.srtt_reo.next = self.cmd.q.val().srtt_reo;
+        self.dlane3.now_m.next = self.nowm.q.val();
         self.dlane3.distance.next = self.cmd.q.val().distance;
         self.dlane3.rto.next = self.cmd.q.val().rto;
         self.dlane3.ts.next = self.psn_ram.rd_data.val().t3;
@@ -965,86 +1090,69 @@ impl Logic for AckProc {
         self.dlane3.inflight.next = self.psn_ram.rd_data.val().i3;
         self.dlane3.acked.next = self.psn_ram.rd_data.val().a3;
         self.dlane3.lost.next = self.psn_ram.rd_data.val().l3;
-        self.ddec.next = self.dlane0.dec.val()
-            + self.dlane1.dec.val()
-            + self.dlane2.dec.val()
-            + self.dlane3.dec.val();
-        self.nd0.next = self.k_zero16.val();
         self.dm0.next = self.k_zero4.val();
         if self.dlane0.declare.val() {
-            self.nd0.next = self.k_one16b.val();
             self.dm0.next = self.k_b0.val();
         }
-        self.cm0.next = self.k_zero4.val();
-        if self.lane0.hit.val() && !self.ece.q.val() {
-            self.cm0.next = self.k_b0.val();
+        self.pm0.next = self.k_zero4.val();
+        if self.dlane0.pend.val() {
+            self.pm0.next = self.k_b0.val();
         }
-        self.nd1.next = self.k_zero16.val();
+        self.hm0.next = self.k_zero4.val();
+        self.cm0.next = self.k_zero4.val();
+        if self.lane0.hit.val() {
+            self.hm0.next = self.k_b0.val();
+            if !self.ece.q.val() {
+                self.cm0.next = self.k_b0.val();
+            }
+        }
         self.dm1.next = self.k_zero4.val();
         if self.dlane1.declare.val() {
-            self.nd1.next = self.k_one16b.val();
             self.dm1.next = self.k_b1.val();
         }
-        self.cm1.next = self.k_zero4.val();
-        if self.lane1.hit.val() && !self.ece.q.val() {
-            self.cm1.next = self.k_b1.val();
+        self.pm1.next = self.k_zero4.val();
+        if self.dlane1.pend.val() {
+            self.pm1.next = self.k_b1.val();
         }
-        self.nd2.next = self.k_zero16.val();
+        self.hm1.next = self.k_zero4.val();
+        self.cm1.next = self.k_zero4.val();
+        if self.lane1.hit.val() {
+            self.hm1.next = self.k_b1.val();
+            if !self.ece.q.val() {
+                self.cm1.next = self.k_b1.val();
+            }
+        }
         self.dm2.next = self.k_zero4.val();
         if self.dlane2.declare.val() {
-            self.nd2.next = self.k_one16b.val();
             self.dm2.next = self.k_b2.val();
         }
-        self.cm2.next = self.k_zero4.val();
-        if self.lane2.hit.val() && !self.ece.q.val() {
-            self.cm2.next = self.k_b2.val();
+        self.pm2.next = self.k_zero4.val();
+        if self.dlane2.pend.val() {
+            self.pm2.next = self.k_b2.val();
         }
-        self.nd3.next = self.k_zero16.val();
+        self.hm2.next = self.k_zero4.val();
+        self.cm2.next = self.k_zero4.val();
+        if self.lane2.hit.val() {
+            self.hm2.next = self.k_b2.val();
+            if !self.ece.q.val() {
+                self.cm2.next = self.k_b2.val();
+            }
+        }
         self.dm3.next = self.k_zero4.val();
         if self.dlane3.declare.val() {
-            self.nd3.next = self.k_one16b.val();
             self.dm3.next = self.k_b3.val();
         }
+        self.pm3.next = self.k_zero4.val();
+        if self.dlane3.pend.val() {
+            self.pm3.next = self.k_b3.val();
+        }
+        self.hm3.next = self.k_zero4.val();
         self.cm3.next = self.k_zero4.val();
-        if self.lane3.hit.val() && !self.ece.q.val() {
-            self.cm3.next = self.k_b3.val();
-        }
-        // The earliest pending RACK deadline (serial minimum), lane by lane.
-        self.ra1.next = self.rk_armed.q.val();
-        self.rt1.next = self.rk_at.q.val();
-        if self.dlane0.pend.val()
-            && (!self.rk_armed.q.val()
-                || (self.dlane0.deadline.val() - self.rk_at.q.val()) >= self.k_half.val())
-        {
-            self.ra1.next = true;
-            self.rt1.next = self.dlane0.deadline.val();
-        }
-        self.ra2.next = self.ra1.val();
-        self.rt2.next = self.rt1.val();
-        if self.dlane1.pend.val()
-            && (!self.ra1.val()
-                || (self.dlane1.deadline.val() - self.rt1.val()) >= self.k_half.val())
-        {
-            self.ra2.next = true;
-            self.rt2.next = self.dlane1.deadline.val();
-        }
-        self.ra3.next = self.ra2.val();
-        self.rt3.next = self.rt2.val();
-        if self.dlane2.pend.val()
-            && (!self.ra2.val()
-                || (self.dlane2.deadline.val() - self.rt2.val()) >= self.k_half.val())
-        {
-            self.ra3.next = true;
-            self.rt3.next = self.dlane2.deadline.val();
-        }
-        self.ra4.next = self.ra3.val();
-        self.rt4.next = self.rt3.val();
-        if self.dlane3.pend.val()
-            && (!self.ra3.val()
-                || (self.dlane3.deadline.val() - self.rt3.val()) >= self.k_half.val())
-        {
-            self.ra4.next = true;
-            self.rt4.next = self.dlane3.deadline.val();
+        if self.lane3.hit.val() {
+            self.hm3.next = self.k_b3.val();
+            if !self.ece.q.val() {
+                self.cm3.next = self.k_b3.val();
+            }
         }
         // Lost and clean words.
         self.lw_l.next.conn = self.conn.q.val();
@@ -1055,21 +1163,29 @@ impl Logic for AckProc {
         self.cw_l.next.psn = self.scan_psn.q.val();
         self.cw_l.next.mask = self.cm0.val() | self.cm1.val() | self.cm2.val() | self.cm3.val();
         self.cw_l.next.cause = self.k_cause_none.val();
-        self.lw_l.next.p0 = self.psn_ram.rd_data.val().p0;
+        self.zp0.next.lo = self.psn_ram.rd_data.val().p0;
+        self.zp0.next.hi = 0.into();
+        self.lw_l.next.p0 = self.zp0.val().into();
         self.lw_l.next.e0 = self.psn_ram.rd_data.val().e0;
-        self.cw_l.next.p0 = self.psn_ram.rd_data.val().p0;
+        self.cw_l.next.p0 = self.zp0.val().into();
         self.cw_l.next.e0 = self.psn_ram.rd_data.val().e0;
-        self.lw_l.next.p1 = self.psn_ram.rd_data.val().p1;
+        self.zp1.next.lo = self.psn_ram.rd_data.val().p1;
+        self.zp1.next.hi = 0.into();
+        self.lw_l.next.p1 = self.zp1.val().into();
         self.lw_l.next.e1 = self.psn_ram.rd_data.val().e1;
-        self.cw_l.next.p1 = self.psn_ram.rd_data.val().p1;
+        self.cw_l.next.p1 = self.zp1.val().into();
         self.cw_l.next.e1 = self.psn_ram.rd_data.val().e1;
-        self.lw_l.next.p2 = self.psn_ram.rd_data.val().p2;
+        self.zp2.next.lo = self.psn_ram.rd_data.val().p2;
+        self.zp2.next.hi = 0.into();
+        self.lw_l.next.p2 = self.zp2.val().into();
         self.lw_l.next.e2 = self.psn_ram.rd_data.val().e2;
-        self.cw_l.next.p2 = self.psn_ram.rd_data.val().p2;
+        self.cw_l.next.p2 = self.zp2.val().into();
         self.cw_l.next.e2 = self.psn_ram.rd_data.val().e2;
-        self.lw_l.next.p3 = self.psn_ram.rd_data.val().p3;
+        self.zp3.next.lo = self.psn_ram.rd_data.val().p3;
+        self.zp3.next.hi = 0.into();
+        self.lw_l.next.p3 = self.zp3.val().into();
         self.lw_l.next.e3 = self.psn_ram.rd_data.val().e3;
-        self.cw_l.next.p3 = self.psn_ram.rd_data.val().p3;
+        self.cw_l.next.p3 = self.zp3.val().into();
         self.cw_l.next.e3 = self.psn_ram.rd_data.val().e3;
         // The record of a peeked / nacked PSN (lane psn[1:0]).
         self.rl_ts.next = self.psn_ram.rd_data.val().t0;
@@ -1113,6 +1229,8 @@ impl Logic for AckProc {
         self.rl_zx.next.lo = self.rl_c.val();
         self.rl_zx.next.hi = self.k_zero16.val();
         self.rl_c32.next = self.rl_zx.val().into();
+        self.rl_pz.next.lo = self.rl_p.val();
+        self.rl_pz.next.hi = 0.into();
         self.pb_l.next.lo2 = self.k_zero2.val();
         self.pb_l.next.hi = self.cmd.q.val().psn.get_bits::<30>(2);
         self.rl_in.next = (self.cmd.q.val().psn - self.st.q.val().una)
@@ -1168,18 +1286,11 @@ impl Logic for AckProc {
         }
         if self.state.q.val() == self.s_idle.val() {
             if self.s_axis_open_tvalid.val() {
-                // SendWindow::new: una = nxt = isn.
                 self.s_axis_open_tready.next = true;
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
-                self.st_l.next.una = self.s_axis_open_tdata.val().isn;
-                self.st_l.next.nxt = self.s_axis_open_tdata.val().isn;
-                self.st_l.next.inflight = self.k_zero32.val();
-                self.st_l.next.highest = self.s_axis_open_tdata.val().isn;
-                self.st_l.next.any_acked = false;
-                self.st_l.next.rack_ts = self.k_zero32.val();
-                self.conn_ram.wr_addr.next = self.s_axis_open_tdata.val().conn;
-                self.conn_ram.wr_en.next = true;
-                self.state.d.next = self.s_gap.val();
+                self.op_isn.d.next = self.s_axis_open_tdata.val().isn;
+                self.conn_ram.rd_addr.next = self.s_axis_open_tdata.val().conn;
+                self.state.d.next = self.s_open_rd.val();
             } else if self.s_axis_sent_tvalid.val() {
                 self.s_axis_sent_tready.next = true;
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
@@ -1204,9 +1315,56 @@ impl Logic for AckProc {
                 self.widx.d.next = self.s_axis_cmd_tdata.val().psn.get_bits::<6>(2);
                 self.state.d.next = self.s_cmd_rd.val();
             }
+        } else if self.state.q.val() == self.s_open_rd.val() {
+            // SendWindow::new: una = nxt = isn; a slot the connection still held is released.
+            if self.rd_st.val().has_slot {
+                self.push.next = true;
+                self.push_slot.next = self.rd_st.val().slot;
+            }
+            self.st_l.next.una = self.op_isn.q.val();
+            self.st_l.next.nxt = self.op_isn.q.val();
+            self.st_l.next.inflight = self.k_zero32.val();
+            self.st_l.next.highest = self.op_isn.q.val();
+            self.st_l.next.any_acked = false;
+            self.st_l.next.rack_ts = self.k_zero32.val();
+            self.st_l.next.slot = self.k_zero16.val();
+            self.st_l.next.has_slot = false;
+            self.conn_ram.wr_en.next = true;
+            self.state.d.next = self.s_gap.val();
+        } else if self.state.q.val() == self.s_clear.val() {
+            // After reset: every connection without state or slot (the engine's copy is cleared through the
+            // write tap).
+            self.st_l.next.una = self.k_zero32.val();
+            self.st_l.next.nxt = self.k_zero32.val();
+            self.st_l.next.inflight = self.k_zero32.val();
+            self.st_l.next.highest = self.k_zero32.val();
+            self.st_l.next.any_acked = false;
+            self.st_l.next.rack_ts = self.k_zero32.val();
+            self.st_l.next.slot = self.k_zero16.val();
+            self.st_l.next.has_slot = false;
+            self.conn_ram.wr_addr.next = self.clr.q.val().get_bits::<16>(0);
+            self.conn_ram.wr_en.next = true;
+            self.clr.d.next = self.clr.q.val() + self.k_one17.val();
+            if self.clr.q.val() + self.k_one17.val() == self.k_nconn.val() {
+                self.state.d.next = self.s_idle.val();
+            }
         } else if self.state.q.val() == self.s_sent_rd.val() {
-            // The connection state is on rd_data; read the PSN's word.
+            // The connection state is on rd_data. A new PSN of a connection without a window slot (nothing
+            // outstanding) takes one; without a free slot the transmission is not recorded (slot_miss).
             self.st.d.next = self.rd_st.val();
+            self.state.d.next = self.s_sent_rd2.val();
+            if !self.sent.q.val().rtx && !self.rd_st.val().has_slot {
+                if self.avail.val() {
+                    self.pop.next = true;
+                    self.st.d.next.slot = self.pop_slot.val();
+                    self.st.d.next.has_slot = true;
+                } else {
+                    self.slot_miss.next = true;
+                    self.state.d.next = self.s_gap.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_sent_rd2.val() {
+            // Read the PSN's word in the connection's slot.
             self.prev_addr.d.next = self.addr_l.val().into();
             self.state.d.next = self.s_sent_w.val();
         } else if self.state.q.val() == self.s_sent_w.val() {
@@ -1220,39 +1378,35 @@ impl Logic for AckProc {
                 if self.psn_l.val().get_bits::<2>(0) == self.k_zero2.val() {
                     self.word_l.next.t0 = self.sent.q.val().ts;
                     self.word_l.next.c0 = self.sent.q.val().charged;
-                    self.word_l.next.p0 = self.sent.q.val().path;
+                    self.word_l.next.p0 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e0 = self.sent.q.val().ev;
                     self.word_l.next.i0 = true;
                     self.word_l.next.l0 = false;
                     self.word_l.next.a0 = false;
-                    self.word_l.next.r0 = false;
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l1.val() {
                     self.word_l.next.t1 = self.sent.q.val().ts;
                     self.word_l.next.c1 = self.sent.q.val().charged;
-                    self.word_l.next.p1 = self.sent.q.val().path;
+                    self.word_l.next.p1 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e1 = self.sent.q.val().ev;
                     self.word_l.next.i1 = true;
                     self.word_l.next.l1 = false;
                     self.word_l.next.a1 = false;
-                    self.word_l.next.r1 = false;
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l2.val() {
                     self.word_l.next.t2 = self.sent.q.val().ts;
                     self.word_l.next.c2 = self.sent.q.val().charged;
-                    self.word_l.next.p2 = self.sent.q.val().path;
+                    self.word_l.next.p2 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e2 = self.sent.q.val().ev;
                     self.word_l.next.i2 = true;
                     self.word_l.next.l2 = false;
                     self.word_l.next.a2 = false;
-                    self.word_l.next.r2 = false;
                 } else {
                     self.word_l.next.t3 = self.sent.q.val().ts;
                     self.word_l.next.c3 = self.sent.q.val().charged;
-                    self.word_l.next.p3 = self.sent.q.val().path;
+                    self.word_l.next.p3 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e3 = self.sent.q.val().ev;
                     self.word_l.next.i3 = true;
                     self.word_l.next.l3 = false;
                     self.word_l.next.a3 = false;
-                    self.word_l.next.r3 = false;
                 }
             } else if (self.psn_l.val() - self.st.q.val().una)
                 < (self.st.q.val().nxt - self.st.q.val().una)
@@ -1262,9 +1416,8 @@ impl Logic for AckProc {
                 self.psn_ram.wr_en.next = true;
                 if self.psn_l.val().get_bits::<2>(0) == self.k_zero2.val() {
                     self.word_l.next.t0 = self.sent.q.val().ts;
-                    self.word_l.next.p0 = self.sent.q.val().path;
+                    self.word_l.next.p0 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e0 = self.sent.q.val().ev;
-                    self.word_l.next.r0 = true;
                     self.word_l.next.l0 = false;
                     self.word_l.next.i0 = true;
                     if !self.psn_ram.rd_data.val().i0 {
@@ -1272,9 +1425,8 @@ impl Logic for AckProc {
                     }
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l1.val() {
                     self.word_l.next.t1 = self.sent.q.val().ts;
-                    self.word_l.next.p1 = self.sent.q.val().path;
+                    self.word_l.next.p1 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e1 = self.sent.q.val().ev;
-                    self.word_l.next.r1 = true;
                     self.word_l.next.l1 = false;
                     self.word_l.next.i1 = true;
                     if !self.psn_ram.rd_data.val().i1 {
@@ -1282,9 +1434,8 @@ impl Logic for AckProc {
                     }
                 } else if self.psn_l.val().get_bits::<2>(0) == self.k_l2.val() {
                     self.word_l.next.t2 = self.sent.q.val().ts;
-                    self.word_l.next.p2 = self.sent.q.val().path;
+                    self.word_l.next.p2 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e2 = self.sent.q.val().ev;
-                    self.word_l.next.r2 = true;
                     self.word_l.next.l2 = false;
                     self.word_l.next.i2 = true;
                     if !self.psn_ram.rd_data.val().i2 {
@@ -1292,9 +1443,8 @@ impl Logic for AckProc {
                     }
                 } else {
                     self.word_l.next.t3 = self.sent.q.val().ts;
-                    self.word_l.next.p3 = self.sent.q.val().path;
+                    self.word_l.next.p3 = self.sent.q.val().path.get_bits::<6>(0);
                     self.word_l.next.e3 = self.sent.q.val().ev;
-                    self.word_l.next.r3 = true;
                     self.word_l.next.l3 = false;
                     self.word_l.next.i3 = true;
                     if !self.psn_ram.rd_data.val().i3 {
@@ -1323,7 +1473,9 @@ impl Logic for AckProc {
             self.acc_newly.d.next = self.k_zero16.val();
             self.acc_bytes.d.next = self.k_zero32.val();
             self.acc_dec.d.next = self.k_zero32.val();
-            self.state.d.next = self.s_ack_align.val();
+            // The aligner's offset, registered; the aligned bitmap is ready two cycles later.
+            self.off_q.d.next = self.base32.val() - self.sack_base.q.val();
+            self.state.d.next = self.s_ack_pre.val();
         } else if self.state.q.val() == self.s_ack_align.val() {
             self.sr.d.next = self.align.aligned.val();
             self.prev_addr.d.next = self.addr_l.val().into();
@@ -1359,31 +1511,53 @@ impl Logic for AckProc {
                 self.word_l.next.i3 = self.lane3.inflight_out.val();
                 self.word_l.next.a3 = self.lane3.acked_out.val();
                 self.word_l.next.l3 = self.lane3.lost_out.val();
-                self.acc_newly.d.next = self.acc_newly.q.val()
-                    + self.lane0.cnt.val()
-                    + self.lane1.cnt.val()
-                    + self.lane2.cnt.val()
-                    + self.lane3.cnt.val();
-                self.acc_bytes.d.next = self.acc_bytes.q.val()
-                    + self.lane0.bytes.val()
-                    + self.lane1.bytes.val()
-                    + self.lane2.bytes.val()
-                    + self.lane3.bytes.val();
-                self.acc_dec.d.next = self.acc_dec.q.val() + self.dec_sum.val();
-                self.st.d.next.highest = self.hi4.val();
-                self.st.d.next.any_acked = self.any4.val();
-                self.st.d.next.rack_ts = self.rk4.val();
+                // The word's lanes go to the accumulation stage (folded next cycle).
+                self.p1_v.d.next = true;
+                self.p1_ack.d.next = true;
+                self.p1_m.d.next =
+                    self.hm0.val() | self.hm1.val() | self.hm2.val() | self.hm3.val();
+                self.p1_psn.d.next = self.scan_psn.q.val();
+                self.p1_t0.d.next = self.psn_ram.rd_data.val().t0;
+                self.p1_t1.d.next = self.psn_ram.rd_data.val().t1;
+                self.p1_t2.d.next = self.psn_ram.rd_data.val().t2;
+                self.p1_t3.d.next = self.psn_ram.rd_data.val().t3;
+                self.p1_b0.d.next = self.lane0.bytes.val();
+                self.p1_b1.d.next = self.lane1.bytes.val();
+                self.p1_b2.d.next = self.lane2.bytes.val();
+                self.p1_b3.d.next = self.lane3.bytes.val();
+                self.p1_d0.d.next = self.lane0.dec.val();
+                self.p1_d1.d.next = self.lane1.dec.val();
+                self.p1_d2.d.next = self.lane2.dec.val();
+                self.p1_d3.d.next = self.lane3.dec.val();
                 self.sr.d.next = self.sr.q.val() >> 4;
                 self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
                 self.prev_addr.d.next = self.addr_l.val().into();
                 self.widx.d.next = self.widx.q.val() + self.k_one6.val();
                 self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
                 if self.cnt.q.val() == self.k_one8.val() {
-                    self.state.d.next = self.s_ack_fin.val();
+                    self.state.d.next = self.s_ack_drain.val();
                 }
+            }
+        } else if self.state.q.val() == self.s_ack_pre.val() {
+            self.state.d.next = self.s_ack_align.val();
+        } else if self.state.q.val() == self.s_ack_drain.val() {
+            // Three cycles until the last word has passed the accumulation stages (`cnt` is 0 here).
+            self.cnt.d.next = self.cnt.q.val() + self.k_one8.val();
+            if self.cnt.q.val() == self.k_two8.val() {
+                self.state.d.next = self.s_ack_fin.val();
+            }
+        } else if self.state.q.val() == self.s_det_drain.val() {
+            self.cnt.d.next = self.cnt.q.val() + self.k_one8.val();
+            if self.cnt.q.val() == self.k_two8.val() {
+                self.state.d.next = self.s_det_fin.val();
             }
         } else if self.state.q.val() == self.s_ack_fin.val() {
             self.st_l.next.una = self.una_new.q.val();
+            if self.una_new.q.val() == self.st.q.val().nxt && self.st.q.val().has_slot {
+                // Everything sent is acknowledged: the records are stale, the slot is released.
+                self.push.next = true;
+                self.st_l.next.has_slot = false;
+            }
             self.st_l.next.inflight = self.k_zero32.val();
             if self.st.q.val().inflight >= self.acc_dec.q.val() {
                 self.st_l.next.inflight = self.st.q.val().inflight - self.acc_dec.q.val();
@@ -1399,6 +1573,7 @@ impl Logic for AckProc {
             // The connection state is on rd_data; a peek / NACK reads the PSN's word, a run its range.
             self.st.d.next = self.rd_st.val();
             self.prev_addr.d.next = self.addr_l.val().into();
+            self.nowm.d.next = self.cmd.q.val().now32 - self.cmd.q.val().srtt_reo;
             self.nlost.d.next = self.k_zero16.val();
             self.rk_armed.d.next = false;
             self.rk_at.d.next = self.k_zero32.val();
@@ -1409,7 +1584,7 @@ impl Logic for AckProc {
             if self.cmd.q.val().op == self.k_op_peek.val()
                 || self.cmd.q.val().op == self.k_op_nack.val()
             {
-                self.state.d.next = self.s_rec.val();
+                self.state.d.next = self.s_rec_rd.val();
             } else {
                 self.widx.d.next = self.rd_st.val().una.get_bits::<6>(2);
                 self.state.d.next = self.s_det_align.val();
@@ -1433,15 +1608,26 @@ impl Logic for AckProc {
                     }
                 }
             }
+        } else if self.state.q.val() == self.s_rec_rd.val() {
+            // Read the PSN's word in the connection's slot.
+            self.prev_addr.d.next = self.addr_l.val().into();
+            self.state.d.next = self.s_rec.val();
         } else if self.state.q.val() == self.s_rec.val() {
-            // The PSN's word is on rd_data.
-            self.fpath.d.next = self.rl_p.val();
+            // The PSN's word is on rd_data (and stays there: the read address does not change): its record's
+            // tests are registered.
+            self.fpath.d.next = self.rl_pz.val().into();
             self.fev.d.next = self.rl_e.val();
+            // Still to be retransmitted: outstanding, unacknowledged, declared.
+            self.r_found.d.next = self.rl_in.val() && !self.rl_a.val() && self.rl_l.val();
+            self.r_ok.d.next = self.rl_ok.val();
+            self.r_i.d.next = self.rl_i.val();
+            self.r_c32.d.next = self.rl_c32.val();
+            self.state.d.next = self.s_rec2.val();
+        } else if self.state.q.val() == self.s_rec2.val() {
             if self.cmd.q.val().op == self.k_op_peek.val() {
-                // Still to be retransmitted: outstanding, unacknowledged, declared.
-                self.found.d.next = self.rl_in.val() && !self.rl_a.val() && self.rl_l.val();
+                self.found.d.next = self.r_found.q.val();
                 self.state.d.next = self.s_cres_out.val();
-            } else if !self.rl_ok.val() {
+            } else if !self.r_ok.q.val() {
                 // A stale NACK (MR-REL-35, MR-REL-50) or a PSN already declared: nothing changes.
                 self.state.d.next = self.s_cres_out.val();
             } else if self.lost_space.val() {
@@ -1461,10 +1647,10 @@ impl Logic for AckProc {
                     self.word_l.next.l3 = true;
                     self.word_l.next.i3 = false;
                 }
-                if self.rl_i.val() {
+                if self.r_i.q.val() {
                     self.st_l.next.inflight = self.k_zero32.val();
-                    if self.st.q.val().inflight >= self.rl_c32.val() {
-                        self.st_l.next.inflight = self.st.q.val().inflight - self.rl_c32.val();
+                    if self.st.q.val().inflight >= self.r_c32.q.val() {
+                        self.st_l.next.inflight = self.st.q.val().inflight - self.r_c32.q.val();
                     }
                 }
                 self.st.d.next = self.st_l.val();
@@ -1500,14 +1686,21 @@ impl Logic for AckProc {
                 self.word_l.next.l2 = self.dlane2.lost_out.val();
                 self.word_l.next.i3 = self.dlane3.inflight_out.val();
                 self.word_l.next.l3 = self.dlane3.lost_out.val();
-                self.acc_dec.d.next = self.acc_dec.q.val() + self.ddec.val();
-                self.nlost.d.next = self.nlost.q.val()
-                    + self.nd0.val()
-                    + self.nd1.val()
-                    + self.nd2.val()
-                    + self.nd3.val();
-                self.rk_armed.d.next = self.ra4.val();
-                self.rk_at.d.next = self.rt4.val();
+                // The word's lanes go to the accumulation stage (folded next cycle).
+                self.p1_v.d.next = true;
+                self.p1_ack.d.next = false;
+                self.p1_m.d.next =
+                    self.pm0.val() | self.pm1.val() | self.pm2.val() | self.pm3.val();
+                self.p1_dm.d.next =
+                    self.dm0.val() | self.dm1.val() | self.dm2.val() | self.dm3.val();
+                self.p1_t0.d.next = self.psn_ram.rd_data.val().t0;
+                self.p1_t1.d.next = self.psn_ram.rd_data.val().t1;
+                self.p1_t2.d.next = self.psn_ram.rd_data.val().t2;
+                self.p1_t3.d.next = self.psn_ram.rd_data.val().t3;
+                self.p1_d0.d.next = self.dlane0.dec.val();
+                self.p1_d1.d.next = self.dlane1.dec.val();
+                self.p1_d2.d.next = self.dlane2.dec.val();
+                self.p1_d3.d.next = self.dlane3.dec.val();
                 self.queued.d.next = self.queued.q.val()
                     || self.dlane0.queued.val()
                     || self.dlane1.queued.val()
@@ -1522,10 +1715,14 @@ impl Logic for AckProc {
                 self.widx.d.next = self.widx.q.val() + self.k_one6.val();
                 self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
                 if self.cnt.q.val() == self.k_one8.val() {
-                    self.state.d.next = self.s_det_fin.val();
+                    self.state.d.next = self.s_det_drain.val();
                 }
             }
         } else if self.state.q.val() == self.s_det_fin.val() {
+            // The RACK deadline of the earliest pending TS.
+            if self.rk_armed.q.val() {
+                self.rk_at.d.next = self.rk_at.q.val() + self.cmd.q.val().srtt_reo;
+            }
             self.st_l.next.inflight = self.k_zero32.val();
             if self.st.q.val().inflight >= self.acc_dec.q.val() {
                 self.st_l.next.inflight = self.st.q.val().inflight - self.acc_dec.q.val();
@@ -1548,13 +1745,175 @@ impl Logic for AckProc {
                 self.state.d.next = self.s_idle.val();
             }
         }
+        // Accumulation stages for the lanes of each scanned word (`p1_*`, captured when the word is written
+        // back). Stage 2 (from p1): ACK: newly acknowledged count, bytes and in-flight decrement into the
+        // run's sums; detection: the declared count and in-flight decrement; both: the first level of the
+        // 4-lane TS tree (ACK: newest TS of a hit lane; detection: earliest TS of a pending lane) and the
+        // last hit lane's PSN. Stage 3 (from p2): the tree's second level. Stage 4 (from p3): the fold into
+        // the connection (ACK: highest acknowledged PSN and RACK TS, serial order as the model's per-PSN
+        // updates) or the run (detection: earliest pending TS; the RACK deadline is that TS + srtt_reo, added
+        // at the end of the run). Min and max are order-independent for values less than 2^31 apart.
+        self.q0.next = self.k_zero16.val();
+        self.q1.next = self.k_zero16.val();
+        self.q2.next = self.k_zero16.val();
+        self.q3.next = self.k_zero16.val();
+        self.r0.next = self.k_zero16.val();
+        self.r1.next = self.k_zero16.val();
+        self.r2.next = self.k_zero16.val();
+        self.r3.next = self.k_zero16.val();
+        self.f_cand.next = self.p1_psn.q.val();
+        if self.p1_m.q.val().get_bit(0) {
+            self.q0.next = self.k_one16b.val();
+        }
+        if self.p1_m.q.val().get_bit(1) {
+            self.q1.next = self.k_one16b.val();
+            self.f_cand.next = self.p1_psn.q.val() + self.k_one32.val();
+        }
+        if self.p1_m.q.val().get_bit(2) {
+            self.q2.next = self.k_one16b.val();
+            self.f_cand.next = self.p1_psn.q.val() + self.k_p2.val();
+        }
+        if self.p1_m.q.val().get_bit(3) {
+            self.q3.next = self.k_one16b.val();
+            self.f_cand.next = self.p1_psn.q.val() + self.k_p3.val();
+        }
+        if self.p1_dm.q.val().get_bit(0) {
+            self.r0.next = self.k_one16b.val();
+        }
+        if self.p1_dm.q.val().get_bit(1) {
+            self.r1.next = self.k_one16b.val();
+        }
+        if self.p1_dm.q.val().get_bit(2) {
+            self.r2.next = self.k_one16b.val();
+        }
+        if self.p1_dm.q.val().get_bit(3) {
+            self.r3.next = self.k_one16b.val();
+        }
+        // pick: the second operand wins (ACK: strictly newer; detection: strictly earlier).
+        self.d01.next = self.p1_t1.q.val() - self.p1_t0.q.val();
+        self.pick1.next = self.d01.val() >= self.k_half.val();
+        if self.p1_ack.q.val() {
+            self.pick1.next =
+                self.d01.val() < self.k_half.val() && self.p1_t1.q.val() != self.p1_t0.q.val();
+        }
+        self.x01_v.next = self.p1_m.q.val().get_bit(0) || self.p1_m.q.val().get_bit(1);
+        self.x01.next = self.p1_t0.q.val();
+        if self.p1_m.q.val().get_bit(1) && (!self.p1_m.q.val().get_bit(0) || self.pick1.val()) {
+            self.x01.next = self.p1_t1.q.val();
+        }
+        self.d23.next = self.p1_t3.q.val() - self.p1_t2.q.val();
+        self.pick3.next = self.d23.val() >= self.k_half.val();
+        if self.p1_ack.q.val() {
+            self.pick3.next =
+                self.d23.val() < self.k_half.val() && self.p1_t3.q.val() != self.p1_t2.q.val();
+        }
+        self.x23_v.next = self.p1_m.q.val().get_bit(2) || self.p1_m.q.val().get_bit(3);
+        self.x23.next = self.p1_t2.q.val();
+        if self.p1_m.q.val().get_bit(3) && (!self.p1_m.q.val().get_bit(2) || self.pick3.val()) {
+            self.x23.next = self.p1_t3.q.val();
+        }
+        self.p2_v.d.next = self.p1_v.q.val();
+        self.p2_ack.d.next = self.p1_ack.q.val();
+        self.p2_cand.d.next = self.f_cand.val();
+        self.p2_x01_v.d.next = self.x01_v.val();
+        self.p2_x01.d.next = self.x01.val();
+        self.p2_x23_v.d.next = self.x23_v.val();
+        self.p2_x23.d.next = self.x23.val();
+        self.dx.next = self.p2_x23.q.val() - self.p2_x01.q.val();
+        self.pick23.next = self.dx.val() >= self.k_half.val();
+        if self.p2_ack.q.val() {
+            self.pick23.next =
+                self.dx.val() < self.k_half.val() && self.p2_x23.q.val() != self.p2_x01.q.val();
+        }
+        self.x_v.next = self.p2_x01_v.q.val() || self.p2_x23_v.q.val();
+        self.x.next = self.p2_x01.q.val();
+        if self.p2_x23_v.q.val() && (!self.p2_x01_v.q.val() || self.pick23.val()) {
+            self.x.next = self.p2_x23.q.val();
+        }
+        self.p3_v.d.next = self.p2_v.q.val();
+        self.p3_ack.d.next = self.p2_ack.q.val();
+        self.p3_cand.d.next = self.p2_cand.q.val();
+        self.p3_x_v.d.next = self.x_v.val();
+        self.p3_x.d.next = self.x.val();
+        self.dh.next = self.p3_cand.q.val() - self.st.q.val().highest;
+        self.dr.next = self.p3_x.q.val() - self.st.q.val().rack_ts;
+        if self.p1_v.q.val() && self.p1_ack.q.val() {
+            self.acc_newly.d.next = self.acc_newly.q.val()
+                + self.q0.val()
+                + self.q1.val()
+                + self.q2.val()
+                + self.q3.val();
+            self.acc_bytes.d.next = self.acc_bytes.q.val()
+                + self.p1_b0.q.val()
+                + self.p1_b1.q.val()
+                + self.p1_b2.q.val()
+                + self.p1_b3.q.val();
+            self.acc_dec.d.next = self.acc_dec.q.val()
+                + self.p1_d0.q.val()
+                + self.p1_d1.q.val()
+                + self.p1_d2.q.val()
+                + self.p1_d3.q.val();
+        }
+        if self.p3_v.q.val() && self.p3_ack.q.val() && self.p3_x_v.q.val() {
+            self.st.d.next.any_acked = true;
+            if !self.st.q.val().any_acked || self.dh.val() < self.k_half.val() {
+                self.st.d.next.highest = self.p3_cand.q.val();
+            }
+            if !self.st.q.val().any_acked
+                || (self.dr.val() < self.k_half.val()
+                    && self.p3_x.q.val() != self.st.q.val().rack_ts)
+            {
+                self.st.d.next.rack_ts = self.p3_x.q.val();
+            }
+        }
+        if self.p1_v.q.val() && !self.p1_ack.q.val() {
+            self.acc_dec.d.next = self.acc_dec.q.val()
+                + self.p1_d0.q.val()
+                + self.p1_d1.q.val()
+                + self.p1_d2.q.val()
+                + self.p1_d3.q.val();
+            self.nlost.d.next =
+                self.nlost.q.val() + self.r0.val() + self.r1.val() + self.r2.val() + self.r3.val();
+        }
+        if self.p3_v.q.val()
+            && !self.p3_ack.q.val()
+            && self.p3_x_v.q.val()
+            && (!self.rk_armed.q.val()
+                || (self.p3_x.q.val() - self.rk_at.q.val()) >= self.k_half.val())
+        {
+            self.rk_armed.d.next = true;
+            self.rk_at.d.next = self.p3_x.q.val();
+        }
+        // Free-list bookkeeping (a push and a pop never fall in one cycle).
+        self.fl_ram.wr_en.next = self.push.val();
+        self.fl_ram.wr_data.next = self.push_slot.val();
+        if self.pop.val() {
+            if self.fresh.q.val() != self.k_nslots.val() {
+                self.fresh.d.next = self.fresh.q.val() + self.k_one17.val();
+            } else {
+                self.fl_head.d.next =
+                    (self.fl_head.q.val() + self.k_one16b.val()) & self.k_smask.val();
+                self.fl_cnt.d.next = self.fl_cnt.q.val() - self.k_one17.val();
+            }
+        }
+        if self.push.val() {
+            self.fl_tail.d.next = (self.fl_tail.q.val() + self.k_one16b.val()) & self.k_smask.val();
+            self.fl_cnt.d.next = self.fl_cnt.q.val() + self.k_one17.val();
+        }
+        self.free_slots.next = self.fl_cnt.q.val() + (self.k_nslots.val() - self.fresh.q.val());
+        self.slot_alloc.next = self.pop.val();
         self.conn_ram.wr_data.next = self.st_l.val();
         self.psn_ram.wr_data.next = self.word_l.val();
         self.st_wr_en.next = self.conn_ram.wr_en.val();
         self.st_wr_conn.next = self.conn_ram.wr_addr.val();
         self.st_wr.next = self.st_l.val();
         if self.rst.val() {
-            self.state.d.next = self.s_idle.val();
+            self.state.d.next = self.s_clear.val();
+            self.clr.d.next = self.k_zero17.val();
+            self.fresh.d.next = self.k_zero17.val();
+            self.fl_head.d.next = self.k_zero16.val();
+            self.fl_tail.d.next = self.k_zero16.val();
+            self.fl_cnt.d.next = self.k_zero17.val();
             self.res_pend.d.next = false;
             self.una_pend.d.next = false;
             self.cres_pend.d.next = false;
@@ -1574,7 +1933,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         verilog: |cfg| {
             crate::rel::sender_engine::tidy_part_selects(&crate::gen::verilog(
                 "metaroce_rel_ack_proc",
-                AckProc::new(cfg.conn_bits),
+                AckProc::new(cfg.conn_bits, cfg.send_slot_bits),
             ))
         },
     }]

@@ -4,8 +4,8 @@
 //! combinational; [`crate::rel::ack_proc::AckProc`] runs four of them per cycle over the per-PSN records of
 //! a connection (one RAM word) and marks the declared PSNs lost.
 //!
-//! Inputs per scan (the caller computes them once per run): `srtt_reo = srtt + reo_mult * reo_wnd` (ns,
-//! saturated to 32 bits), `distance = min(reo_mult * reorder_distance, 256)` (the hardware window), `rto`
+//! Inputs per scan (the caller computes them once per run): `now_m = now32 - srtt_reo` with `srtt_reo = srtt +
+//! reo_mult * reo_wnd` (ns, saturated to 32 bits), `distance = min(reo_mult * reorder_distance, 256)` (the hardware window), `rto`
 //! (ns) and `now32` (ns mod 2^32).
 //!
 //! * Detection run (`rto_mode = 0`), for `psn` in `[snd_una, hi_acked)` (the model scans `una..highest_acked`,
@@ -43,8 +43,8 @@ pub struct LossLane {
     pub rack_ts: Signal<In, Bits<32>>,
     /// Current time, ns mod 2^32.
     pub now32: Signal<In, Bits<32>>,
-    /// `srtt + reo_mult * reo_wnd`, ns.
-    pub srtt_reo: Signal<In, Bits<32>>,
+    /// `now32 - srtt_reo` (registered by the caller once per run).
+    pub now_m: Signal<In, Bits<32>>,
     /// Reorder distance in packets.
     pub distance: Signal<In, Bits<32>>,
     /// Effective timeout, ns.
@@ -61,10 +61,8 @@ pub struct LossLane {
     pub lost: Signal<In, Bit>,
     /// Declared lost by this run.
     pub declare: Signal<Out, Bit>,
-    /// A RACK deadline candidate (`deadline` valid).
+    /// A RACK deadline candidate: its deadline `ts + srtt_reo` is pending.
     pub pend: Signal<Out, Bit>,
-    /// `ts + srtt_reo`.
-    pub deadline: Signal<Out, Bits<32>>,
     /// Bytes leaving the in-flight count.
     pub dec: Signal<Out, Bits<32>>,
     /// In-flight flag after.
@@ -95,7 +93,7 @@ impl Default for LossLane {
             hi: Default::default(),
             rack_ts: Default::default(),
             now32: Default::default(),
-            srtt_reo: Default::default(),
+            now_m: Default::default(),
             distance: Default::default(),
             rto: Default::default(),
             ts: Default::default(),
@@ -105,7 +103,6 @@ impl Default for LossLane {
             lost: Default::default(),
             declare: Default::default(),
             pend: Default::default(),
-            deadline: Default::default(),
             dec: Default::default(),
             inflight_out: Default::default(),
             lost_out: Default::default(),
@@ -138,10 +135,9 @@ impl Logic for LossLane {
         self.older.next = self.ts.val() != self.rack_ts.val()
             && (self.rack_ts.val() - self.ts.val()) < self.k_half.val();
         self.far.next = (self.hi.val() - self.psn.val()) >= self.distance.val();
-        self.deadline.next = self.ts.val() + self.srtt_reo.val();
         self.age.next = self.now32.val() - self.ts.val();
-        // now >= deadline.
-        self.due.next = (self.now32.val() - self.deadline.val()) < self.k_half.val();
+        // now >= ts + srtt_reo, as now - srtt_reo - ts (mod 2^32, the same value).
+        self.due.next = (self.now_m.val() - self.ts.val()) < self.k_half.val();
         self.declare.next = false;
         self.pend.next = false;
         if self.rto_mode.val() {

@@ -1,17 +1,21 @@
 //! Per-PSN sender state (MR-REL-20..25, MR-REL-33): the layout of the block RAM that holds one record per
 //! outstanding PSN, and the SACK aligner that lines an ACK's bitmap up with that RAM's words.
 //!
-//! Layout: the hardware window is W = 256 PSNs per connection. A RAM word ([`PsnWord`], 296 bits) holds the
-//! records of 4 consecutive PSNs (`psn[1:0]` = lane); the word address is `{conn, psn[7:2]}` (`conn_bits + 6`
-//! address bits), so a connection owns 64 words = 256 records = 2 368 bytes of RAM; at `conn_bits = 14` this
-//! is 296 Mbit (2^20 bits), more than an Alveo U55C's UltraRAM (960 x 288 Kbit): a build for 16K connections
-//! needs fewer sending connections (a smaller `conn_bits` for this RAM) or a smaller window. A record (74
-//! bits): TS of the latest transmission (32 bits, ns mod 2^32: the NACK echo check MR-REL-50 needs it exact),
-//! charged bytes (16, payload + 64), EV-set entry index (8) and EV (14) of the latest transmission (MR-REL-32;
-//! a path recycle or reuse names the EV, MR-PATH-3), and the flags in-flight, lost (declared and not yet
-//! retransmitted, MR-REL-43), acknowledged (SACK bit) and retransmitted. Records outside `[snd_una, snd_nxt)`
-//! are stale and never read as valid: a new transmission
-//! rewrites its record, and the ACK scan only touches PSNs in `[snd_una, snd_nxt)`.
+//! Layout: the hardware window is W = 256 PSNs per connection. The RAM is not indexed by connection but by a
+//! *window slot* (MR-REL-7: window state is kept on chip while a connection is active): a connection holds a
+//! slot while it has PSNs outstanding, from its first new transmission with nothing outstanding until an ACK
+//! covers everything it sent ([`crate::rel::ack_proc`] allocates and releases them). A connection without
+//! outstanding PSNs has no records to keep: records outside `[snd_una, snd_nxt)` are stale and never read as
+//! valid (a new transmission rewrites its record, and the scans only touch PSNs in `[snd_una, snd_nxt)`), so
+//! a released slot needs no clearing.
+//!
+//! A RAM word ([`PsnWord`], 288 bits) holds the records of 4 consecutive PSNs (`psn[1:0]` = lane); the word
+//! address is `{slot, psn[7:2]}` (`slot_bits + 6` address bits), so a slot is 64 words = 256 records = 2 304
+//! bytes. 2^13 slots (the default for 16K connections) are 144 Mbit (2^20 bits), 512 UltraRAMs at 4 URAM288
+//! per 288-bit word. A record (72 bits): TS of the latest transmission (32 bits, ns mod 2^32: the NACK echo
+//! check MR-REL-50 needs it exact), charged bytes (16, payload + 64), EV-set entry index (6: up to 64 entries)
+//! and EV (14) of the latest transmission (MR-REL-32; a path recycle or reuse names the EV, MR-PATH-3), and the
+//! flags in-flight, lost (declared and not yet retransmitted, MR-REL-43) and acknowledged (SACK bit).
 //!
 //! A scan of the window reads 4 records per cycle: at most 65 words (256 PSNs not aligned to 4), i.e. 65
 //! cycles plus the pipeline for a full window.
@@ -27,49 +31,45 @@ pub mod rec {
     #![allow(missing_docs)]
     use rust_hdl::prelude::*;
 
-    /// Four consecutive PSN records (lane k = `psn[1:0]`): TS `tK`, charged bytes `cK`, path `pK`, EV `eK`, flags
-    /// in-flight `iK`, lost `lK`, acknowledged `aK`, retransmitted `rK`.
+    /// Four consecutive PSN records (lane k = `psn[1:0]`): TS `tK`, charged bytes `cK`, EV-set entry `pK`, EV
+    /// `eK`, flags in-flight `iK`, lost `lK`, acknowledged `aK`.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct PsnWord {
         pub t0: Bits<32>,
         pub c0: Bits<16>,
-        pub p0: Bits<8>,
+        pub p0: Bits<6>,
         pub e0: Bits<14>,
         pub i0: Bit,
         pub l0: Bit,
         pub a0: Bit,
-        pub r0: Bit,
         pub t1: Bits<32>,
         pub c1: Bits<16>,
-        pub p1: Bits<8>,
+        pub p1: Bits<6>,
         pub e1: Bits<14>,
         pub i1: Bit,
         pub l1: Bit,
         pub a1: Bit,
-        pub r1: Bit,
         pub t2: Bits<32>,
         pub c2: Bits<16>,
-        pub p2: Bits<8>,
+        pub p2: Bits<6>,
         pub e2: Bits<14>,
         pub i2: Bit,
         pub l2: Bit,
         pub a2: Bit,
-        pub r2: Bit,
         pub t3: Bits<32>,
         pub c3: Bits<16>,
-        pub p3: Bits<8>,
+        pub p3: Bits<6>,
         pub e3: Bits<14>,
         pub i3: Bit,
         pub l3: Bit,
         pub a3: Bit,
-        pub r3: Bit,
     }
 
-    /// Word address in the per-PSN RAM: `{conn, psn[7:2]}`.
+    /// Word address in the per-PSN RAM: `{slot, psn[7:2]}`.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct PsnAddr {
         pub word: Bits<6>,
-        pub conn: Bits<16>,
+        pub slot: Bits<16>,
     }
 }
 

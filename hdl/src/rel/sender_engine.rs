@@ -236,7 +236,16 @@ pub struct SenderEngine {
     pub cfg_rnr_retry: Signal<In, Bits<8>>,
     /// Reordering distance in packets (MR-REL-38; at least 16 is used).
     pub cfg_reorder_distance: Signal<In, Bits<16>>,
+    /// A new packet was refused because no window slot was free (it waits; see the module docs).
+    pub stat_slot_wait: Signal<Out, Bit>,
+    /// A new transmission found no window slot and was not recorded (prevented by the gate's reservation).
+    pub stat_slot_miss: Signal<Out, Bit>,
     ackp: AckProc,
+    resv: DFF<Bit>,
+    resv17: Signal<Local, Bits<17>>,
+    slot_ok: Signal<Local, Bit>,
+    k_one17: Constant<Bits<17>>,
+    k_zero17: Constant<Bits<17>>,
     rtt: RttUnit,
     nscc: NsccUnit,
     gate: GateUnit,
@@ -404,10 +413,10 @@ pub struct SenderEngine {
 }
 
 impl SenderEngine {
-    /// A sender engine for `1 << conn_bits` connections (1..=16), EV sets of up to [`ENGINE_PATHS`] entries
-    /// and a timer wheel of 1024 slots.
-    pub fn new(conn_bits: u32) -> Self {
-        assert!((1..=16).contains(&conn_bits));
+    /// A sender engine for `1 << conn_bits` connections (1..=16), `1 << slot_bits` window slots (at most
+    /// `conn_bits`), EV sets of up to [`ENGINE_PATHS`] entries and a timer wheel of 1024 slots.
+    pub fn new(conn_bits: u32, slot_bits: u32) -> Self {
+        assert!((1..=16).contains(&conn_bits) && (1..=conn_bits).contains(&slot_bits));
         SenderEngine {
             clk: Default::default(),
             rst: Default::default(),
@@ -450,7 +459,14 @@ impl SenderEngine {
             cfg_retry_limit: Default::default(),
             cfg_rnr_retry: Default::default(),
             cfg_reorder_distance: Default::default(),
-            ackp: AckProc::new(conn_bits),
+            stat_slot_wait: Default::default(),
+            stat_slot_miss: Default::default(),
+            ackp: AckProc::new(conn_bits, slot_bits),
+            resv: Default::default(),
+            resv17: Default::default(),
+            slot_ok: Default::default(),
+            k_one17: Constant::new(1u64.to_bits()),
+            k_zero17: Constant::new(0u64.to_bits()),
             rtt: Default::default(),
             nscc: Default::default(),
             gate: Default::default(),
@@ -626,7 +642,7 @@ impl Logic for SenderEngine {
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
             peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
-            l_cmd_done
+            l_cmd_done, resv
         );
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
@@ -650,6 +666,19 @@ impl Logic for SenderEngine {
         self.snd_ram.wr_addr.next = self.ackp.st_wr_conn.val();
         self.snd_ram.wr_data.next = self.ackp.st_wr.val();
         self.snd_ram.rd_addr.next = self.conn.q.val();
+        // Window slots: a new packet of a connection without one passes only while a slot is free beyond the
+        // one reserved for an allowed packet not yet reported sent (the transmit scheduler has at most one).
+        self.resv17.next = self.k_zero17.val();
+        if self.resv.q.val() {
+            self.resv17.next = self.k_one17.val();
+        }
+        self.slot_ok.next =
+            self.snd_ram.rd_data.val().has_slot || self.ackp.free_slots.val() > self.resv17.val();
+        if self.ackp.slot_alloc.val() {
+            self.resv.d.next = false;
+        }
+        self.stat_slot_wait.next = false;
+        self.stat_slot_miss.next = self.ackp.slot_miss.val();
         self.eng_ram.rd_addr.next = self.conn.q.val();
         self.eng_ram.wr_addr.next = self.conn.q.val();
         self.eng_ram.wr_en.next = false;
@@ -1368,7 +1397,15 @@ impl Logic for SenderEngine {
             } else if self.rnr_block.val() {
                 self.resp.d.next.allow = false;
                 self.resp.d.next.retry_at = self.est_l.val().rnr_until;
+            } else if self.gate.resp.val().allow && !self.req.q.val().rtx && !self.slot_ok.val() {
+                // No window slot free: wait (re-polled like a refusal that waits for an ACK).
+                self.resp.d.next.allow = false;
+                self.resp.d.next.retry_at = self.k_zero32.val();
+                self.stat_slot_wait.next = true;
             } else if self.gate.resp.val().allow {
+                if !self.req.q.val().rtx && !self.snd_ram.rd_data.val().has_slot {
+                    self.resv.d.next = true;
+                }
                 self.state.d.next = self.s_g_ch.val();
             }
         }
@@ -1418,6 +1455,7 @@ impl Logic for SenderEngine {
         self.paths.s_axis_cmd_tvalid.next = self.pcmd_v.val();
         if self.rst.val() {
             self.state.d.next = self.s_idle.val();
+            self.resv.d.next = false;
             self.resp_valid.d.next = false;
             self.started.d.next = false;
             self.err_pend.d.next = false;
@@ -1479,7 +1517,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         verilog: |cfg| {
             tidy_part_selects(&crate::gen::verilog(
                 "metaroce_rel_sender_engine",
-                SenderEngine::new(cfg.conn_bits),
+                SenderEngine::new(cfg.conn_bits, cfg.send_slot_bits),
             ))
         },
     }]

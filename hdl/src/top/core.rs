@@ -332,7 +332,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             place: Default::default(),
             cqw: CqWriter::new(),
             txe: TxEngine::new(cfg.conn_bits, cfg.qp_bits, POOL_BITS),
-            snd: SenderEngine::new(cfg.conn_bits),
+            snd: SenderEngine::new(cfg.conn_bits, cfg.send_slot_bits),
             order: Default::default(),
             fb: FrameBuild::new(),
             rdm_tx: Default::default(),
@@ -819,6 +819,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.drop_b_code.next = 0.into();
         self.cnt.conn_opened.next =
             self.ctxp.m_axis_open_tvalid.val() & self.fan.s_axis_open_tready.val();
+        self.cnt.slot_wait.next = self.snd.stat_slot_wait.val();
     }
 }
 

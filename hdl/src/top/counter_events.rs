@@ -6,7 +6,8 @@
 //! * DATA packets and retransmissions sent (`tx_data_packets`, `tx_payload_bytes`), ACKs sent (`tx_acks`);
 //! * every receive drop by its reason (`drop_<reason>`, MR-ENC-41): two drop reporters (the parser's verdicts
 //!   and the receive engine's), each a valid bit and a code of `crate::rx::drop`;
-//! * connections opened (`connections_opened`).
+//! * connections opened (`connections_opened`);
+//! * new packets held for a window slot (`window_slot_waits`).
 //!
 //! A custom block because the lane positions come from regmap's counter table at generation time.
 //!
@@ -55,6 +56,8 @@ pub struct CounterEvents<const KW: usize> {
     pub drop_b_code: Signal<In, Bits<8>>,
     /// A connection was opened.
     pub conn_opened: Signal<In, Bit>,
+    /// The gate held a new packet for a window slot.
+    pub slot_wait: Signal<In, Bit>,
     /// The increments.
     pub cnt_inc: Signal<Out, Bits<1024>>,
 }
@@ -105,6 +108,7 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
             "connections_opened",
             u64::from(self.conn_opened.val()),
         );
+        add(&mut v, "window_slot_waits", u64::from(self.slot_wait.val()));
         for (valid, code) in [
             (self.drop_a.val(), self.drop_a_code.val().index()),
             (self.drop_b.val(), self.drop_b_code.val().index()),
@@ -168,6 +172,7 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("tx_payload_bytes", "data_sent ? data_bytes : 16'd0", &mut s);
         lane_expr("tx_acks", "{15'd0, ack_sent}", &mut s);
         lane_expr("connections_opened", "{15'd0, conn_opened}", &mut s);
+        lane_expr("window_slot_waits", "{15'd0, slot_wait}", &mut s);
         for code in 1..drop::COUNT {
             lane_expr(
                 &format!("drop_{}", drop::NAMES[code]),
