@@ -29,12 +29,14 @@
 //! packet is acknowledged at once. Every due ACK is sent (the model coalesces ACKs that became due before the
 //! connection's next transmit opportunity into one; the hardware leaves coalescing to the transmit path).
 //!
-//! Pipeline: S0 reads the ACK state, S1 updates it (written at the end of S1) and builds the request, S2 (the
-//! output registers) holds it while the rotated bitmap is formed. Hazard rule: the state written at the end of
-//! S1 is kept in a forwarding register; a packet of the same connection in S1 one cycle later (whose RAM read
-//! returned the old word) uses it instead of the RAM word, so back-to-back packets of one connection flow at one
-//! per cycle. Latency 3 cycles. The packet also leaves unchanged on `m_axis_pkt_*` (with its `WinInfo`); a
-//! packet leaves when both outputs it goes to are free.
+//! Pipeline: S0 reads the ACK state and, from the packet's PSN and CACK alone, forms the SACK window (base and
+//! word mask, [`SackBase`]) and rotates the bitmap by the base's low 5 bits (which are CACK's, [`RotLow`]); S1
+//! updates the state (written at the end of S1), builds the request and rotates the rest of the way; S2 (the
+//! output registers) holds it. Hazard rule: the state written at the end of S1 is kept in a forwarding register,
+//! and a flag records whether that write went to the word the RAM read in the same cycle (same connection); the
+//! packet that read it (in S1 one cycle later, its RAM word being the old one) uses the forwarded state instead,
+//! so back-to-back packets of one connection flow at one per cycle. Latency 3 cycles. The packet also leaves
+//! unchanged on `m_axis_pkt_*` (with its `WinInfo`); a packet leaves when both outputs it goes to are free.
 //!
 //! Ports: `s_axis_pkt_{tdata: PktMeta, tuser: WinInfo}` → `m_axis_pkt_*` (same) + `m_axis_ctl_*` (PktMeta);
 //! `s_axis_open_*` (`ConnOpen`: clears the connection's ACK state), `cfg_dscp_ctrl`, `cfg_ack_ratio` (1..=64),
@@ -165,6 +167,48 @@ impl Logic for MaskWords {
     }
 }
 
+/// The low part of the SACK rotation: `out[i] = word[(i + amount) mod 256]` for a 5-bit `amount` (the SACK
+/// base's low 5 bits are CACK's, known before the base is). Combinational.
+#[derive(LogicBlock, Default)]
+pub struct RotLow {
+    /// The word.
+    pub word: Signal<In, Bits<256>>,
+    /// Rotation amount (0..=31).
+    pub amount: Signal<In, Bits<5>>,
+    /// The rotated word.
+    pub out: Signal<Out, Bits<256>>,
+}
+
+impl Logic for RotLow {
+    fn update(&mut self) {
+        let w = self.word.val();
+        let a = self.amount.val().index();
+        let mut o = Bits::<256>::default();
+        for i in 0..256 {
+            if w.get_bit((i + a) % 256) {
+                o = o.replace_bit(i, true);
+            }
+        }
+        self.out.next = o;
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire [255:0] r0 = word;\n");
+        for k in 0..5 {
+            let s = 1usize << k;
+            v.push_str(&format!(
+                "wire [255:0] r{} = amount[{k}] ? {{r{k}[{}:0], r{k}[255:{s}]}} : r{k};\n",
+                k + 1,
+                s - 1
+            ));
+        }
+        v.push_str("always @(*) out = r5;\n");
+        Verilog::Custom(v)
+    }
+}
+
 /// The acknowledgement generator (see the module docs).
 #[derive(LogicBlock)]
 pub struct AckGen {
@@ -208,15 +252,19 @@ pub struct AckGen {
     pub m_axis_ctl_tready: Signal<In, Bit>,
     ram: SdpRam<AckState, 16>,
     rot: Rotate<256, 8>,
+    rlo: RotLow,
     sb: SackBase,
     mw: MaskWords,
     x_ev: Zext<14, 16>,
     v1: DFF<Bit>,
     p1: DFF<PktMeta>,
     w1: DFF<WinInfo>,
-    fwd_v: DFF<Bit>,
-    fwd_conn: DFF<Bits<16>>,
+    fwd_hit: DFF<Bit>,
     fwd_st: DFF<AckState>,
+    probe1: DFF<Bit>,
+    base1: DFF<Bits<32>>,
+    wm1: DFF<Bits<8>>,
+    bm1: DFF<Bits<256>>,
     pv: DFF<Bit>,
     pm: DFF<PktMeta>,
     pw: DFF<WinInfo>,
@@ -231,12 +279,19 @@ pub struct AckGen {
     ce: Signal<Local, Bit>,
     is_data: Signal<Local, Bit>,
     probe: Signal<Local, Bit>,
+    iprobe: Signal<Local, Bit>,
+    ip: Signal<Local, PktMeta>,
+    iw: Signal<Local, WinInfo>,
+    rd_a: Signal<Local, Bits<16>>,
+    eq_ip_p: Signal<Local, Bit>,
+    eq_ip_o: Signal<Local, Bit>,
+    eq_p_o: Signal<Local, Bit>,
+    wr_a: Signal<Local, Bits<16>>,
     trim_nack: Signal<Local, Bit>,
     send_nack: Signal<Local, Bit>,
     ack_now: Signal<Local, Bit>,
     unacked1: Signal<Local, Bits<7>>,
     writes: Signal<Local, Bit>,
-    trig_psn: Signal<Local, Bits<32>>,
     req: Signal<Local, PktMeta>,
     zst: Signal<Local, AckState>,
     c_data: Constant<Bits<4>>,
@@ -259,6 +314,8 @@ pub struct AckGen {
     c_sat16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_z8: Constant<Bits<8>>,
+    c_hi3: Constant<Bits<8>>,
+    c_ff8: Constant<Bits<8>>,
     c_z16: Constant<Bits<16>>,
     c_z24: Constant<Bits<24>>,
     c_z32: Constant<Bits<32>>,
@@ -301,15 +358,19 @@ impl AckGen {
             m_axis_ctl_tready: Default::default(),
             ram: SdpRam::new(depth),
             rot: Default::default(),
+            rlo: Default::default(),
             sb: Default::default(),
             mw: Default::default(),
             x_ev: Default::default(),
             v1: Default::default(),
             p1: Default::default(),
             w1: Default::default(),
-            fwd_v: Default::default(),
-            fwd_conn: Default::default(),
+            fwd_hit: Default::default(),
             fwd_st: Default::default(),
+            probe1: Default::default(),
+            base1: Default::default(),
+            wm1: Default::default(),
+            bm1: Default::default(),
             pv: Default::default(),
             pm: Default::default(),
             pw: Default::default(),
@@ -324,12 +385,19 @@ impl AckGen {
             ce: Default::default(),
             is_data: Default::default(),
             probe: Default::default(),
+            iprobe: Default::default(),
+            ip: Default::default(),
+            iw: Default::default(),
+            rd_a: Default::default(),
+            eq_ip_p: Default::default(),
+            eq_ip_o: Default::default(),
+            eq_p_o: Default::default(),
+            wr_a: Default::default(),
             trim_nack: Default::default(),
             send_nack: Default::default(),
             ack_now: Default::default(),
             unacked1: Default::default(),
             writes: Default::default(),
-            trig_psn: Default::default(),
             req: Default::default(),
             zst: Default::default(),
             c_data: c4(PacketType::Data as u8),
@@ -352,6 +420,8 @@ impl AckGen {
             c_sat16: Constant::new(0xFFFFu64.into()),
             c_one16: Constant::new(1u64.into()),
             c_z8: Constant::new(0u64.into()),
+            c_hi3: Constant::new(0xE0u64.into()),
+            c_ff8: Constant::new(0xFFu64.into()),
             c_z16: Constant::new(0u64.into()),
             c_z24: Constant::new(0u64.into()),
             c_z32: Constant::new(0u64.into()),
@@ -364,7 +434,10 @@ impl AckGen {
 impl Logic for AckGen {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, v1, p1, w1, fwd_v, fwd_conn, fwd_st, pv, pm, pw, cv, cm, cwm);
+        dff_setup!(
+            self, clk, v1, p1, w1, fwd_hit, fwd_st, probe1, base1, wm1, bm1, pv, pm, pw, cv, cm,
+            cwm
+        );
         self.ram.clk.next = self.clk.val();
         self.rot.clk.next = self.clk.val();
 
@@ -373,30 +446,50 @@ impl Logic for AckGen {
         self.rot.en.next = self.en.val();
         self.s_axis_pkt_tready.next = self.en.val();
 
-        // S0: read the connection's ACK state.
+        // S0: read the connection's ACK state; classify a CTRL trigger and form the SACK window (MR-WIRE-33)
+        // from the packet's PSN and CACK, both known on input.
+        self.ip.next = self.s_axis_pkt_tdata.val();
+        self.iw.next = self.s_axis_pkt_tuser.val();
+        self.iprobe.next = self.iw.val().conn_ok
+            & (self.ip.val().ptype == self.c_ctrl.val())
+            & ((self.ip.val().code == self.c_open.val())
+                | (self.ip.val().code == self.c_probe.val()));
+        // For a CTRL trigger the PSN is CACK itself: base CACK, every word valid.
+        self.sb.cack.next = self.iw.val().cack;
+        self.sb.psn.next = self.ip.val().psn;
+        // The rotation by the base's low 5 bits (= CACK's) is done here, the rest in S1.
+        self.rlo.word.next = self.iw.val().bitmap;
+        self.rlo.amount.next = self.iw.val().cack.get_bits::<5>(0);
         if self.en.val() {
-            self.ram.rd_addr.next = self.s_axis_pkt_tdata.val().conn & self.c_mask.val();
+            self.rd_a.next = self.ip.val().conn & self.c_mask.val();
             self.v1.d.next = self.s_axis_pkt_tvalid.val();
-            self.p1.d.next = self.s_axis_pkt_tdata.val();
-            self.w1.d.next = self.s_axis_pkt_tuser.val();
+            self.p1.d.next = self.ip.val();
+            self.w1.d.next = self.iw.val();
+            self.probe1.d.next = self.iprobe.val();
+            if self.iprobe.val() {
+                self.base1.d.next = self.iw.val().cack;
+                self.wm1.d.next = self.c_ff8.val();
+            } else {
+                self.base1.d.next = self.sb.base.val();
+                self.wm1.d.next = self.sb.wmask.val();
+            }
+            self.bm1.d.next = self.rlo.out.val();
         } else {
-            self.ram.rd_addr.next = self.p1.q.val().conn & self.c_mask.val();
+            self.rd_a.next = self.p1.q.val().conn & self.c_mask.val();
         }
+        self.ram.rd_addr.next = self.rd_a.val();
 
         // S1: update the state, decide, build the request.
         self.p.next = self.p1.q.val();
         self.w.next = self.w1.q.val();
-        if self.fwd_v.q.val() & (self.fwd_conn.q.val() == self.p.val().conn) {
+        if self.fwd_hit.q.val() {
             self.st.next = self.fwd_st.q.val();
         } else {
             self.st.next = self.ram.rd_data.val();
         }
         self.ce.next = self.p.val().ecn == self.c_ce.val();
         self.is_data.next = self.p.val().ptype == self.c_data.val();
-        self.probe.next = self.w.val().conn_ok
-            & (self.p.val().ptype == self.c_ctrl.val())
-            & ((self.p.val().code == self.c_open.val())
-                | (self.p.val().code == self.c_probe.val()));
+        self.probe.next = self.probe1.q.val();
         self.trim_nack.next = self.w.val().conn_ok & self.is_data.val() & self.p.val().trimmed;
         self.ns.next = self.st.val();
         self.send_nack.next = self.trim_nack.val();
@@ -442,17 +535,10 @@ impl Logic for AckGen {
         self.zst.next.ece = false;
         self.zst.next.dup = false;
 
-        // The SACK window: the trigger's PSN (CACK for a CTRL trigger).
-        if self.probe.val() {
-            self.trig_psn.next = self.w.val().cack;
-        } else {
-            self.trig_psn.next = self.p.val().psn;
-        }
+        // The SACK window (formed in S0): rotate the circular bitmap to start at its base.
         self.x_ev.i.next = self.p.val().ev;
-        self.sb.cack.next = self.w.val().cack;
-        self.sb.psn.next = self.trig_psn.val();
-        self.rot.word.next = self.w.val().bitmap;
-        self.rot.amount.next = self.sb.base.val().get_bits::<8>(0);
+        self.rot.word.next = self.bm1.q.val();
+        self.rot.amount.next = self.base1.q.val().get_bits::<8>(0) & self.c_hi3.val();
 
         // The request: the trigger's encapsulation fields, everything else set here.
         self.req.next = self.p.val();
@@ -507,18 +593,32 @@ impl Logic for AckGen {
             } else if self.ns.val().dup {
                 self.req.next.aflags = self.c_dupf.val();
             }
-            self.req.next.sack_base = self.sb.base.val();
+            self.req.next.sack_base = self.base1.q.val();
             self.req.next.echo_ev = self.x_ev.o.val() | self.c_ev_hi.val();
             self.req.next.ce_count = self.ns.val().ce_count;
             self.req.next.code = self.c_z8.val();
             self.req.next.aux = self.c_z32.val();
         }
 
-        // State write (end of S1) and its forwarding copy; connection opens when S1 does not write.
+        // State write (end of S1) and its forwarding copy; connection opens when S1 does not write. The
+        // forwarding flag is set when the word written now is the one read now (the RAM returns the old word).
         self.s_axis_open_tready.next = !(self.en.val() & self.writes.val());
         if self.en.val() & self.writes.val() {
+            self.wr_a.next = self.p.val().conn & self.c_mask.val();
+        } else {
+            self.wr_a.next = self.s_axis_open_tdata.val().conn & self.c_mask.val();
+        }
+        self.ram.wr_addr.next = self.wr_a.val();
+        // The address comparisons for the forwarding flag, ahead of the enable that picks one.
+        self.eq_ip_p.next =
+            (self.ip.val().conn & self.c_mask.val()) == (self.p.val().conn & self.c_mask.val());
+        self.eq_ip_o.next = (self.ip.val().conn & self.c_mask.val())
+            == (self.s_axis_open_tdata.val().conn & self.c_mask.val());
+        self.eq_p_o.next = (self.p.val().conn & self.c_mask.val())
+            == (self.s_axis_open_tdata.val().conn & self.c_mask.val());
+        self.fwd_hit.d.next = false;
+        if self.en.val() & self.writes.val() {
             self.ram.wr_en.next = true;
-            self.ram.wr_addr.next = self.p.val().conn & self.c_mask.val();
             if self.ack_now.val() {
                 self.ram.wr_data.next = self.zst.val();
                 self.fwd_st.d.next = self.zst.val();
@@ -526,15 +626,16 @@ impl Logic for AckGen {
                 self.ram.wr_data.next = self.ns.val();
                 self.fwd_st.d.next = self.ns.val();
             }
-            self.fwd_v.d.next = true;
-            self.fwd_conn.d.next = self.p.val().conn;
+            self.fwd_hit.d.next = self.eq_ip_p.val();
         } else {
             self.ram.wr_en.next = self.s_axis_open_tvalid.val();
-            self.ram.wr_addr.next = self.s_axis_open_tdata.val().conn & self.c_mask.val();
             self.ram.wr_data.next = self.zst.val();
             if self.s_axis_open_tvalid.val() {
-                self.fwd_v.d.next = true;
-                self.fwd_conn.d.next = self.s_axis_open_tdata.val().conn;
+                if self.en.val() {
+                    self.fwd_hit.d.next = self.eq_ip_o.val();
+                } else {
+                    self.fwd_hit.d.next = self.eq_p_o.val();
+                }
                 self.fwd_st.d.next = self.zst.val();
             }
         }
@@ -555,7 +656,7 @@ impl Logic for AckGen {
             if self.send_nack.val() {
                 self.cwm.d.next = self.c_z8.val();
             } else {
-                self.cwm.d.next = self.sb.wmask.val();
+                self.cwm.d.next = self.wm1.q.val();
             }
         }
         self.mw.word.next = self.rot.rotated.val();
@@ -568,7 +669,7 @@ impl Logic for AckGen {
         self.m_axis_ctl_tdata.next.sack = self.mw.out.val();
         if self.rst.val() {
             self.v1.d.next = false;
-            self.fwd_v.d.next = false;
+            self.fwd_hit.d.next = false;
             self.pv.d.next = false;
             self.cv.d.next = false;
         }

@@ -26,7 +26,9 @@
 //! requester's READ; then the slot is cleared and `base_msn` advances. A FAILED slot with `owes_wqe` pops its RQE
 //! and completes it with `LocalLength`, `byte_len` 0 (MR-SEM-33); completion stops at a FAILED slot.
 //!
-//! One packet at a time (about 6 cycles plus the completions it triggers).
+//! One packet at a time (about 6 cycles plus the completions it triggers): the packet's slot and connection
+//! words are read in the cycle it is taken, P1 compares them (registered), P2 gives the verdict and writes the
+//! slot, the packet then leaves; the delivery states re-read the connection state and the slot of `base_msn`.
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
@@ -179,6 +181,18 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     rdone: DFF<ReadDone>,
     kpend: DFF<Bit>,
     kconn_r: DFF<Bits<CB>>,
+    // the packet's comparisons with its slot and connection state (P1, for P2)
+    fnack2: DFF<Bit>,
+    fneg2: DFF<Bit>,
+    far2: DFF<Bit>,
+    sfail2: DFF<Bit>,
+    sempty2: DFF<Bit>,
+    mism2: DFF<Bit>,
+    sacc2: DFF<Bit>,
+    rd_conn: Signal<Local, Bits<CB>>,
+    rd_idx: Signal<Local, Bits<MB>>,
+    x_rconn: Zext<CB, SA>,
+    x_ridx: Zext<MB, SA>,
     sl: Signal<Local, MsgSlot>,
     cr: Signal<Local, ConnRx>,
     nsl: Signal<Local, MsgSlot>,
@@ -190,6 +204,7 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     examined: Signal<Local, Bit>,
     do_fail: Signal<Local, Bit>,
     fcode: Signal<Local, Bits<8>>,
+    facc: Signal<Local, Bit>,
     fowes: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
@@ -308,6 +323,17 @@ impl<const CB: usize, const MB: usize, const SA: usize> RxCompletion<CB, MB, SA>
             rdone: Default::default(),
             kpend: Default::default(),
             kconn_r: Default::default(),
+            fnack2: Default::default(),
+            fneg2: Default::default(),
+            far2: Default::default(),
+            sfail2: Default::default(),
+            sempty2: Default::default(),
+            mism2: Default::default(),
+            sacc2: Default::default(),
+            rd_conn: Default::default(),
+            rd_idx: Default::default(),
+            x_rconn: Default::default(),
+            x_ridx: Default::default(),
             sl: Default::default(),
             cr: Default::default(),
             nsl: Default::default(),
@@ -319,6 +345,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> RxCompletion<CB, MB, SA>
             examined: Default::default(),
             do_fail: Default::default(),
             fcode: Default::default(),
+            facc: Default::default(),
             fowes: Default::default(),
             accept: Default::default(),
             idle: Default::default(),
@@ -396,7 +423,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn_r, idx_r, meta, chk, cur, cs, pkts, clr, rcpl, rcpl_user,
-            readreq, rdone, kpend, kconn_r
+            readreq, rdone, kpend, kconn_r, fnack2, fneg2, far2, sfail2, sempty2, mism2, sacc2
         );
         self.cst.clk.next = self.clk.val();
         self.slots.clk.next = self.clk.val();
@@ -441,9 +468,20 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         } else {
             self.x_idx.i.next = self.idx_r.q.val();
         }
-        self.cst.rd_addr.next = self.conn_r.q.val();
+        // A packet's words are read in the cycle it is taken (addressed from the input), so that P1 can
+        // compare them; no write happens in that cycle.
+        if self.idle.val() {
+            self.rd_conn.next = self.pconn.val().get_bits::<CB>(0);
+            self.rd_idx.next = self.s_axis_pkt_tdata.val().msn.get_bits::<MB>(0);
+        } else {
+            self.rd_conn.next = self.conn_r.q.val();
+            self.rd_idx.next = self.x_idx.i.val();
+        }
+        self.x_rconn.i.next = self.rd_conn.val();
+        self.x_ridx.i.next = self.rd_idx.val();
+        self.cst.rd_addr.next = self.rd_conn.val();
         self.cst.wr_addr.next = self.conn_r.q.val();
-        self.slots.rd_addr.next = (self.x_conn.o.val() << self.k_mb.val()) | self.x_idx.o.val();
+        self.slots.rd_addr.next = (self.x_rconn.o.val() << self.k_mb.val()) | self.x_ridx.o.val();
         self.slots.wr_addr.next = (self.x_conn.o.val() << self.k_mb.val()) | self.x_idx.o.val();
         self.sl.next = self.slots.rd_data.val();
         self.cr.next = self.cst.rd_data.val();
@@ -469,7 +507,8 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
             }
         }
 
-        // Packet: verdict and message-table update.
+        // Packet: P1 compares the slot and the connection state (on the RAM outputs since the take), P2 gives
+        // the verdict and updates the message table.
         if self.state.q.val() == self.k_s_p1.v.val() {
             self.state.d.next = self.k_s_p2.v.val();
         }
@@ -477,6 +516,16 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.msn.next = self.meta.q.val().msn;
         self.dm.next = self.msn.val() - self.cr.val().base;
         self.fd.next = self.msn.val() - self.cr.val().fmsn;
+        self.fnack2.d.next =
+            self.cr.val().failed & !self.fd.val().get_bit(31) & self.fd.val().any();
+        self.fneg2.d.next = self.fd.val().get_bit(31);
+        self.far2.d.next = self.dm.val() >= self.k_slots.val();
+        self.sfail2.d.next = self.sl.val().state == self.k_failed.v.val();
+        self.sempty2.d.next = self.sl.val().state == self.k_empty.v.val();
+        self.mism2.d.next = (self.sl.val().state == self.k_active.v.val())
+            & ((self.sl.val().opcode != self.op.val())
+                | (self.sl.val().len != self.meta.q.val().msg_len));
+        self.sacc2.d.next = self.sl.val().fcode == self.k_nack_access.v.val();
         self.x_plen.i.next = self.meta.q.val().payload_len;
         self.examined.next = !self.meta.q.val().drop.any()
             & (self.meta.q.val().ptype == self.k_data.v.val())
@@ -484,45 +533,44 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.do_fail.next = false;
         self.accept.next = false;
         self.fcode.next = self.chk.q.val().code;
+        self.facc.next = self.chk.q.val().code == self.k_nack_access.v.val();
         self.fowes.next = false;
         if (self.state.q.val() == self.k_s_p2.v.val()) & self.examined.val() {
             self.ncr.next = self.cr.val();
-            if self.cr.val().failed & !self.fd.val().get_bit(31) & self.fd.val().any() {
+            if self.fnack2.q.val() {
                 self.chk.d.next.nack = true;
                 self.chk.d.next.fail = false;
                 self.chk.d.next.code = self.cr.val().fcode;
                 self.chk.d.next.aux = self.cr.val().fmsn;
                 self.chk.d.next.place = false;
                 self.meta.d.next.drop = self.k_drop_invalid.v.val();
-            } else if self.dm.val() >= self.k_slots.val() {
+            } else if self.far2.q.val() {
                 self.chk.d.next.nack = false;
                 self.chk.d.next.fail = false;
                 self.chk.d.next.place = false;
                 self.meta.d.next.drop = self.k_drop_invalid.v.val();
-            } else if self.sl.val().state == self.k_failed.v.val() {
+            } else if self.sfail2.q.val() {
                 self.chk.d.next.nack = true;
                 self.chk.d.next.fail = false;
                 self.chk.d.next.code = self.sl.val().fcode;
                 self.chk.d.next.aux = self.msn.val();
                 self.chk.d.next.place = false;
-                if self.sl.val().fcode == self.k_nack_access.v.val() {
+                if self.sacc2.q.val() {
                     self.meta.d.next.drop = self.k_drop_access.v.val();
                 } else {
                     self.meta.d.next.drop = self.k_drop_invalid.v.val();
                 }
-            } else if (self.sl.val().state == self.k_active.v.val())
-                & ((self.sl.val().opcode != self.op.val())
-                    | (self.sl.val().len != self.meta.q.val().msg_len))
-            {
+            } else if self.mism2.q.val() {
                 self.do_fail.next = true;
                 self.fcode.next = self.k_nack_invalid.v.val();
+                self.facc.next = false;
             } else if self.chk.q.val().nack {
                 if self.chk.q.val().fail {
                     self.do_fail.next = true;
                     self.fowes.next = self.chk.q.val().owes_wqe;
                 }
             } else if (self.op.val() == self.k_op_write_imm.v.val())
-                & (self.sl.val().state == self.k_empty.v.val())
+                & self.sempty2.q.val()
                 & self.chk.q.val().rq_empty
             {
                 self.chk.d.next.nack = true;
@@ -532,7 +580,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
                 self.accept.next = true;
             }
             if self.accept.val() {
-                if self.sl.val().state == self.k_empty.v.val() {
+                if self.sempty2.q.val() {
                     self.nsl.next.state = self.k_active.v.val();
                     self.nsl.next.opcode = self.op.val();
                     self.nsl.next.len = self.meta.q.val().msg_len;
@@ -557,7 +605,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
                 self.nsl.next.opcode = self.op.val();
                 self.nsl.next.len = self.meta.q.val().msg_len;
                 self.slots.wr_en.next = true;
-                if !self.cr.val().failed | self.fd.val().get_bit(31) {
+                if !self.cr.val().failed | self.fneg2.q.val() {
                     self.ncr.next.failed = true;
                     self.ncr.next.fmsn = self.msn.val();
                     self.ncr.next.fcode = self.fcode.val();
@@ -569,7 +617,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
                 self.chk.d.next.aux = self.msn.val();
                 self.chk.d.next.owes_wqe = self.fowes.val();
                 self.chk.d.next.place = false;
-                if self.fcode.val() == self.k_nack_access.v.val() {
+                if self.facc.val() {
                     self.meta.d.next.drop = self.k_drop_access.v.val();
                 } else {
                     self.meta.d.next.drop = self.k_drop_invalid.v.val();

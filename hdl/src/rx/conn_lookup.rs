@@ -41,8 +41,8 @@
 //!
 //! **Ports.** `s_axis_meta_*` (PktMeta from the parser) → `m_axis_meta_*` (PktMeta), `m_axis_exc_*`
 //! (PktMeta, the packet as received), `m_axis_nctx_*` (PktMeta, a NACK request); `s_axis_ctxw_*` (CtxWrite);
-//! `cfg_dscp_ctrl`, `cfg_no_ctx_retry_us`, `now` (the NACK's TS = now mod 2^32). Latency 2 cycles (RAM read,
-//! decision into the output registers), one packet per cycle; a packet leaves when every output it goes to is
+//! `cfg_dscp_ctrl`, `cfg_no_ctx_retry_us`, `now` (the NACK's TS = now mod 2^32). Latency 3 cycles (RAM read,
+//! comparisons with the entries, decision into the output registers), one packet per cycle; a packet leaves when every output it goes to is
 //! free. Table writes take effect for packets read from the next cycle on.
 //!
 //! Construct with [`ConnLookup::new`]`(conn_bits)`.
@@ -219,6 +219,13 @@ pub struct ConnLookup {
     fields: CtxFields,
     s1_v: DFF<Bit>,
     s1_meta: DFF<PktMeta>,
+    s2_v: DFF<Bit>,
+    s2_meta: DFF<PktMeta>,
+    hit2: DFF<Bit>,
+    pbad2: DFF<Bit>,
+    init2: DFF<Bit>,
+    oxbad2: DFF<Bit>,
+    pcid2: DFF<Bits<24>>,
     mo_v: DFF<Bit>,
     mo_meta: DFF<PktMeta>,
     ex_v: DFF<Bit>,
@@ -226,6 +233,8 @@ pub struct ConnLookup {
     nc_v: DFF<Bit>,
     nc_meta: DFF<PktMeta>,
     adv: Signal<Local, Bit>,
+    en2: Signal<Local, Bit>,
+    m1: Signal<Local, PktMeta>,
     m: Signal<Local, PktMeta>,
     ent: Signal<Local, ConnIdEntry>,
     peer: Signal<Local, PeerEntry>,
@@ -295,6 +304,13 @@ impl ConnLookup {
             fields: Default::default(),
             s1_v: Default::default(),
             s1_meta: Default::default(),
+            s2_v: Default::default(),
+            s2_meta: Default::default(),
+            hit2: Default::default(),
+            pbad2: Default::default(),
+            init2: Default::default(),
+            oxbad2: Default::default(),
+            pcid2: Default::default(),
             mo_v: Default::default(),
             mo_meta: Default::default(),
             ex_v: Default::default(),
@@ -302,6 +318,8 @@ impl ConnLookup {
             nc_v: Default::default(),
             nc_meta: Default::default(),
             adv: Default::default(),
+            en2: Default::default(),
+            m1: Default::default(),
             m: Default::default(),
             ent: Default::default(),
             peer: Default::default(),
@@ -338,7 +356,10 @@ impl ConnLookup {
 impl Logic for ConnLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, s1_v, s1_meta, mo_v, mo_meta, ex_v, ex_meta, nc_v, nc_meta);
+        dff_setup!(
+            self, clk, s1_v, s1_meta, s2_v, s2_meta, hit2, pbad2, init2, oxbad2, pcid2, mo_v,
+            mo_meta, ex_v, ex_meta, nc_v, nc_meta
+        );
         self.ids.clk.next = self.clk.val();
         self.peers.clk.next = self.clk.val();
 
@@ -360,11 +381,13 @@ impl Logic for ConnLookup {
         self.peer.next.ip = self.fields.qp_ip.val();
         self.peers.wr_data.next = self.peer.val();
 
-        // Stage 1 leaves when every output register is free or being drained.
+        // Stage 2 leaves when every output register is free or being drained; stage 1 when stage 2 is free or
+        // leaving.
         self.adv.next = (!self.mo_v.q.val() | self.m_axis_meta_tready.val())
             & (!self.ex_v.q.val() | self.m_axis_exc_tready.val())
             & (!self.nc_v.q.val() | self.m_axis_nctx_tready.val());
-        self.s_axis_meta_tready.next = !self.s1_v.q.val() | self.adv.val();
+        self.en2.next = !self.s2_v.q.val() | self.adv.val();
+        self.s_axis_meta_tready.next = !self.s1_v.q.val() | self.en2.val();
 
         // Stage 0: read the tables (re-read stage 1's entry while it waits).
         if self.s_axis_meta_tready.val() {
@@ -377,12 +400,25 @@ impl Logic for ConnLookup {
         }
         self.peers.rd_addr.next = self.ids.rd_addr.val();
 
-        // Stage 1: decide.
-        self.m.next = self.s1_meta.q.val();
+        // Stage 1: compare with the entries.
+        self.m1.next = self.s1_meta.q.val();
+        if self.en2.val() {
+            self.s2_v.d.next = self.s1_v.q.val();
+            self.s2_meta.d.next = self.m1.val();
+            self.hit2.d.next = self.m1.val().dcid.any()
+                & self.ids.rd_data.val().live
+                & (self.ids.rd_data.val().cid == self.m1.val().dcid);
+            self.pbad2.d.next = (self.peers.rd_data.val().ipv6 != self.m1.val().ipv6)
+                | (self.peers.rd_data.val().ip != self.m1.val().peer_ip);
+            self.init2.d.next = self.ids.rd_data.val().rcv_init;
+            self.oxbad2.d.next = self.m1.val().ox_scid != self.ids.rd_data.val().peer_cid;
+            self.pcid2.d.next = self.ids.rd_data.val().peer_cid;
+        }
+
+        // Stage 2: decide.
+        self.m.next = self.s2_meta.q.val();
         self.idx.next = self.m.val().dcid.get_bits::<16>(0) & self.c_mask.val();
-        self.hit.next = self.m.val().dcid.any()
-            & self.ids.rd_data.val().live
-            & (self.ids.rd_data.val().cid == self.m.val().dcid);
+        self.hit.next = self.hit2.q.val();
         self.syn.next = (self.m.val().mbh_flags & self.c_syn.val()).any();
         self.is_data.next = self.m.val().ptype == self.c_data.val();
         self.om.next = self.m.val();
@@ -391,24 +427,20 @@ impl Logic for ConnLookup {
         if self.m.val().drop.any() {
             // already dropped upstream
         } else if self.hit.val() {
-            if (self.peers.rd_data.val().ipv6 != self.m.val().ipv6)
-                | (self.peers.rd_data.val().ip != self.m.val().peer_ip)
-            {
+            if self.pbad2.q.val() {
                 self.om.next.drop = self.c_wrong_peer.val();
             } else if self.syn.val()
                 & !self.m.val().trimmed
-                & (!self.ids.rd_data.val().rcv_init
-                    | (self.m.val().ox_scid != self.ids.rd_data.val().peer_cid))
+                & (!self.init2.q.val() | self.oxbad2.q.val())
             {
                 self.to_exc.next = true;
                 self.om.next.drop = self.c_exception.val();
-            } else if self.is_data.val() & !self.m.val().trimmed & !self.ids.rd_data.val().rcv_init
-            {
+            } else if self.is_data.val() & !self.m.val().trimmed & !self.init2.q.val() {
                 self.om.next.drop = self.c_unknown.val();
             } else {
                 self.om.next.conn = self.idx.val();
                 if self.is_data.val() {
-                    self.om.next.scid = self.ids.rd_data.val().peer_cid;
+                    self.om.next.scid = self.pcid2.q.val();
                 }
             }
         } else if self.syn.val()
@@ -482,7 +514,7 @@ impl Logic for ConnLookup {
         if self.m_axis_nctx_tready.val() {
             self.nc_v.d.next = false;
         }
-        if self.s1_v.q.val() & self.adv.val() {
+        if self.s2_v.q.val() & self.adv.val() {
             self.mo_v.d.next = true;
             self.mo_meta.d.next = self.om.val();
             if self.to_exc.val() {
@@ -502,6 +534,7 @@ impl Logic for ConnLookup {
         self.m_axis_nctx_tdata.next = self.nc_meta.q.val();
         if self.rst.val() {
             self.s1_v.d.next = false;
+            self.s2_v.d.next = false;
             self.mo_v.d.next = false;
             self.ex_v.d.next = false;
             self.nc_v.d.next = false;

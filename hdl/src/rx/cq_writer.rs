@@ -21,6 +21,12 @@
 //! (+4) arms the CQ for the first CQE at or after index `ci` (`solicited` bit 16: only a solicited or error
 //! CQE). An armed CQ that writes a matching CQE is disarmed and pulses `irq_req` with `irq_vector` =
 //! its `msix_vector` (`metaroce_regmap::irq`: one interrupt per arm), after the CQE write is reported done.
+//!
+//! Per completion: IDLE takes it and reads the CQ's table entry, state, `ci` and arm words (addressed straight
+//! from the input, so a doorbell or table write in that same cycle counts for the next completion), READ derives
+//! the slot, the fill and the arm decision from them (registered), CHECK drops or builds the CQE and its
+//! descriptor, DESC and DATA hand them to the DMA (the state word is written with the data beat), DONE waits for
+//! the write's completion when it interrupts: 5 cycles per CQE without back-pressure.
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
@@ -237,6 +243,17 @@ pub struct CqWriter<const DW: usize, const KW: usize, const QB: usize> {
     irq: DFF<Bit>,
     err: DFF<Bit>,
     ecqn: DFF<Bits<24>>,
+    // what READ derives from the CQ's entry and state, for CHECK
+    ent_r: DFF<CqEntry>,
+    st_r: DFF<CqState>,
+    tok_r: DFF<Bits<16>>,
+    same_r: DFF<Bit>,
+    pi_r: DFF<Bits<16>>,
+    slot_r: DFF<Bits<16>>,
+    full_r: DFF<Bit>,
+    armed_r: DFF<Bit>,
+    sol_r: DFF<Bit>,
+    phase_r: DFF<Bit>,
     ctx_data: Signal<Local, Bits<512>>,
     ctx_index: Signal<Local, Bits<16>>,
     ctx_cq: Signal<Local, Bit>,
@@ -244,6 +261,7 @@ pub struct CqWriter<const DW: usize, const KW: usize, const QB: usize> {
     db_cqn: Signal<Local, Bits<QB>>,
     db_ci: Signal<Local, Bit>,
     db_arm: Signal<Local, Bit>,
+    rd_cqn: Signal<Local, Bits<QB>>,
     rdiff: Signal<Local, Bits<16>>,
     rsafe: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
@@ -340,6 +358,16 @@ impl<const DW: usize, const KW: usize, const QB: usize> CqWriter<DW, KW, QB> {
             irq: Default::default(),
             err: Default::default(),
             ecqn: Default::default(),
+            ent_r: Default::default(),
+            st_r: Default::default(),
+            tok_r: Default::default(),
+            same_r: Default::default(),
+            pi_r: Default::default(),
+            slot_r: Default::default(),
+            full_r: Default::default(),
+            armed_r: Default::default(),
+            sol_r: Default::default(),
+            phase_r: Default::default(),
             ctx_data: Default::default(),
             ctx_index: Default::default(),
             ctx_cq: Default::default(),
@@ -347,6 +375,7 @@ impl<const DW: usize, const KW: usize, const QB: usize> CqWriter<DW, KW, QB> {
             db_cqn: Default::default(),
             db_ci: Default::default(),
             db_arm: Default::default(),
+            rd_cqn: Default::default(),
             rdiff: Default::default(),
             rsafe: Default::default(),
             idle: Default::default(),
@@ -402,7 +431,7 @@ impl<const DW: usize, const KW: usize, const QB: usize> Logic for CqWriter<DW, K
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, gen, tok, cur, cur_idx, desc, beat, nst, cqn_r, fire, vec_r, irq,
-            err, ecqn
+            err, ecqn, ent_r, st_r, tok_r, same_r, pi_r, slot_r, full_r, armed_r, sol_r, phase_r
         );
         self.cqt.clk.next = self.clk.val();
         self.cqs.clk.next = self.clk.val();
@@ -492,17 +521,27 @@ impl<const DW: usize, const KW: usize, const QB: usize> Logic for CqWriter<DW, K
             self.cqn_r.d.next = self.rcqn.val().get_bits::<QB>(0);
             self.state.d.next = self.k_s_read.v.val();
         }
-        self.cqt.rd_addr.next = self.cqn_r.q.val();
-        self.cqs.rd_addr.next = self.cqn_r.q.val();
-        self.ciram.rd_addr.next = self.cqn_r.q.val();
-        self.armram.rd_addr.next = self.cqn_r.q.val();
+        // The CQ's entry and state are read when the completion is taken (the address straight from the
+        // input), so that READ can derive what CHECK needs from them.
+        if self.idle.val() {
+            if self.s_axis_scpl_tvalid.val() {
+                self.rd_cqn.next = self.scqn.val().get_bits::<QB>(0);
+            } else {
+                self.rd_cqn.next = self.rcqn.val().get_bits::<QB>(0);
+            }
+        } else {
+            self.rd_cqn.next = self.cqn_r.q.val();
+        }
+        self.cqt.rd_addr.next = self.rd_cqn.val();
+        self.cqs.rd_addr.next = self.rd_cqn.val();
+        self.ciram.rd_addr.next = self.rd_cqn.val();
+        self.armram.rd_addr.next = self.rd_cqn.val();
 
-        // The CQ's entry and state (valid in CHECK, one cycle after READ presented the address).
+        // READ: the CQ's entry and state are on the RAM outputs; derive the slot, fill and arm state.
         self.ent.next = self.cqt.rd_data.val();
         self.st.next = self.cqs.rd_data.val();
         self.arm.next = self.armram.rd_data.val();
         self.ci.next = self.ciram.rd_data.val();
-        self.cflags.next = self.cur.q.val().flags;
         self.same_gen.next = self.st.val().gen == self.ent.val().gen;
         if self.same_gen.val() {
             self.pi.next = self.st.val().pi;
@@ -512,15 +551,28 @@ impl<const DW: usize, const KW: usize, const QB: usize> Logic for CqWriter<DW, K
         self.log16.i.next = self.ent.val().log;
         self.size.next = self.k_one16.v.val() << self.log16.o.val();
         self.slot.next = self.pi.val() & (self.size.val() - self.k_one16.v.val());
-        self.slot64.i.next = self.slot.val();
         self.adiff.next = self.pi.val() - self.arm.val().ci;
         self.armed.next = self.arm.val().valid
             & !(self.same_gen.val()
                 & self.st.val().fired_v
                 & (self.st.val().fired == self.arm.val().tok))
             & !self.adiff.val().get_bit(15);
+        self.ent_r.d.next = self.ent.val();
+        self.st_r.d.next = self.st.val();
+        self.tok_r.d.next = self.arm.val().tok;
+        self.same_r.d.next = self.same_gen.val();
+        self.pi_r.d.next = self.pi.val();
+        self.slot_r.d.next = self.slot.val();
+        self.full_r.d.next = (self.pi.val() - self.ci.val()) == self.size.val();
+        self.armed_r.d.next = self.armed.val();
+        self.sol_r.d.next = self.arm.val().sol;
+        self.phase_r.d.next = !(self.pi.val() & self.size.val()).any();
+
+        // CHECK: the CQE, its descriptor and the new state.
+        self.cflags.next = self.cur.q.val().flags;
+        self.slot64.i.next = self.slot_r.q.val();
         self.want.next =
-            !self.arm.val().sol | self.cflags.val().get_bit(1) | self.cur.q.val().status.any();
+            !self.sol_r.q.val() | self.cflags.val().get_bit(1) | self.cur.q.val().status.any();
         self.enc.wr_id.next = self.cur.q.val().wr_id;
         self.enc.byte_len.next = self.cur.q.val().byte_len;
         self.enc.imm.next = self.cur.q.val().imm;
@@ -530,7 +582,7 @@ impl<const DW: usize, const KW: usize, const QB: usize> Logic for CqWriter<DW, K
         self.enc.imm_valid.next = self.cflags.val().get_bit(0);
         self.enc.solicited.next = self.cflags.val().get_bit(1);
         self.enc.wqe_index.next = self.cur_idx.q.val();
-        self.enc.phase.next = !(self.pi.val() & self.size.val()).any();
+        self.enc.phase.next = self.phase_r.q.val();
 
         self.irq.d.next = false;
         self.err.d.next = false;
@@ -539,25 +591,25 @@ impl<const DW: usize, const KW: usize, const QB: usize> Logic for CqWriter<DW, K
         }
         if self.state.q.val() == self.k_s_check.v.val() {
             self.ecqn.d.next = self.cur.q.val().cqn;
-            if !self.ent.val().log.any() | ((self.pi.val() - self.ci.val()) == self.size.val()) {
+            if !self.ent_r.q.val().log.any() | self.full_r.q.val() {
                 self.err.d.next = true;
                 self.state.d.next = self.k_s_idle.v.val();
             } else {
-                self.desc.d.next.addr = self.ent.val().ring + (self.slot64.o.val() << 5u64);
+                self.desc.d.next.addr = self.ent_r.q.val().ring + (self.slot64.o.val() << 5u64);
                 self.desc.d.next.len = self.k_len32.v.val();
-                self.desc.d.next.tag = self.pi.val();
+                self.desc.d.next.tag = self.pi_r.q.val();
                 self.beat.d.next = self.enc.o.val();
-                self.nst.d.next.pi = self.pi.val() + self.k_one16.v.val();
-                self.nst.d.next.gen = self.ent.val().gen;
-                self.vec_r.d.next = self.ent.val().vector;
-                if self.armed.val() & self.want.val() {
+                self.nst.d.next.pi = self.pi_r.q.val() + self.k_one16.v.val();
+                self.nst.d.next.gen = self.ent_r.q.val().gen;
+                self.vec_r.d.next = self.ent_r.q.val().vector;
+                if self.armed_r.q.val() & self.want.val() {
                     self.fire.d.next = true;
-                    self.nst.d.next.fired = self.arm.val().tok;
+                    self.nst.d.next.fired = self.tok_r.q.val();
                     self.nst.d.next.fired_v = true;
                 } else {
                     self.fire.d.next = false;
-                    self.nst.d.next.fired = self.st.val().fired;
-                    self.nst.d.next.fired_v = self.st.val().fired_v & self.same_gen.val();
+                    self.nst.d.next.fired = self.st_r.q.val().fired;
+                    self.nst.d.next.fired_v = self.st_r.q.val().fired_v & self.same_r.q.val();
                 }
                 self.state.d.next = self.k_s_desc.v.val();
             }

@@ -26,9 +26,10 @@
 //! failed (MR-SEM-36).
 //!
 //! Ports: `s_axis_ctxw_*` (MR table writes), `s_axis_pkt_{tdata: PktMeta, tuser: RxCheck, tvalid, tready}` →
-//! `m_axis_pkt_*` (same fields), `cfg_max_payload`. Latency 2 cycles, one packet per cycle; `s_axis_pkt_tready`
-//! follows `m_axis_pkt_tready` combinationally (`!out_valid || m_tready`). Contains its own [`MrTable`]
-//! (`2^bits` entries; keys: see [`crate::ctx::mr_table`]).
+//! `m_axis_pkt_*` (same fields), `cfg_max_payload`. Latency 3 cycles (stage 0 classifies the opcode and reads
+//! the MR table, stage 1 checks key, bounds and rights, stage 2 decides into the output registers), one packet
+//! per cycle; `s_axis_pkt_tready` follows `m_axis_pkt_tready` combinationally (`!out_valid || m_tready`).
+//! Contains its own [`MrTable`] (`2^bits` entries; keys: see [`crate::ctx::mr_table`]).
 
 use crate::common::zext::Zext;
 use crate::ctx::mr_table::MrTable;
@@ -119,7 +120,32 @@ pub struct MrCheck<const A: usize> {
     len1: DFF<Bits<64>>,
     need1: DFF<Bits<4>>,
     lk1: DFF<Bit>,
-    // stage 2 (output)
+    // opcode class and input-only comparisons, decided in stage 0
+    is_w1: DFF<Bit>,
+    is_s1: DFF<Bit>,
+    is_rr1: DFF<Bit>,
+    is_rresp1: DFF<Bit>,
+    is_unsup1: DFF<Bit>,
+    big1: DFF<Bit>,
+    mlong1: DFF<Bit>,
+    lnz1: DFF<Bit>,
+    pnz1: DFF<Bit>,
+    // stage 2: the MR check's result with the packet
+    vb: DFF<Bit>,
+    metab: DFF<PktMeta>,
+    chkb: DFF<RxCheck>,
+    candb: DFF<Bit>,
+    ab: DFF<Bits<64>>,
+    is_wb: DFF<Bit>,
+    is_sb: DFF<Bit>,
+    is_rrb: DFF<Bit>,
+    is_rrespb: DFF<Bit>,
+    is_unsupb: DFF<Bit>,
+    bigb: DFF<Bit>,
+    mlongb: DFF<Bit>,
+    pnzb: DFF<Bit>,
+    mrfb: DFF<Bit>,
+    // stage 3 (output)
     v2: DFF<Bit>,
     meta2: DFF<PktMeta>,
     chk2: DFF<RxCheck>,
@@ -129,13 +155,12 @@ pub struct MrCheck<const A: usize> {
     ichk: Signal<Local, RxCheck>,
     iop: Signal<Local, Bits<8>>,
     isend: Signal<Local, Bit>,
+    ilen: Signal<Local, Bits<64>>,
+    key_bad: Signal<Local, Bit>,
     key0: Signal<Local, Bits<32>>,
     ent: Signal<Local, crate::ctx::mr_table::MrEntry>,
-    op: Signal<Local, Bits<8>>,
-    plen: Signal<Local, Bits<16>>,
     eaddr: Signal<Local, Bits<64>>,
     elen: Signal<Local, Bits<64>>,
-    ekey: Signal<Local, Bits<32>>,
     eacc: Signal<Local, Bits<4>>,
     off: Signal<Local, Bits<64>>,
     room: Signal<Local, Bits<64>>,
@@ -144,6 +169,7 @@ pub struct MrCheck<const A: usize> {
     ochk: Signal<Local, RxCheck>,
     do_fail: Signal<Local, Bit>,
     fcode: Signal<Local, Bits<8>>,
+    facc: Signal<Local, Bit>,
     c_data: Constant<Bits<4>>,
     c_op_write: Constant<Bits<8>>,
     c_op_write_imm: Constant<Bits<8>>,
@@ -201,6 +227,29 @@ impl<const A: usize> MrCheck<A> {
             len1: Default::default(),
             need1: Default::default(),
             lk1: Default::default(),
+            is_w1: Default::default(),
+            is_s1: Default::default(),
+            is_rr1: Default::default(),
+            is_rresp1: Default::default(),
+            is_unsup1: Default::default(),
+            big1: Default::default(),
+            mlong1: Default::default(),
+            lnz1: Default::default(),
+            pnz1: Default::default(),
+            vb: Default::default(),
+            metab: Default::default(),
+            chkb: Default::default(),
+            candb: Default::default(),
+            ab: Default::default(),
+            is_wb: Default::default(),
+            is_sb: Default::default(),
+            is_rrb: Default::default(),
+            is_rrespb: Default::default(),
+            is_unsupb: Default::default(),
+            bigb: Default::default(),
+            mlongb: Default::default(),
+            pnzb: Default::default(),
+            mrfb: Default::default(),
             v2: Default::default(),
             meta2: Default::default(),
             chk2: Default::default(),
@@ -209,13 +258,12 @@ impl<const A: usize> MrCheck<A> {
             ichk: Default::default(),
             iop: Default::default(),
             isend: Default::default(),
+            ilen: Default::default(),
+            key_bad: Default::default(),
             key0: Default::default(),
             ent: Default::default(),
-            op: Default::default(),
-            plen: Default::default(),
             eaddr: Default::default(),
             elen: Default::default(),
-            ekey: Default::default(),
             eacc: Default::default(),
             off: Default::default(),
             room: Default::default(),
@@ -224,6 +272,7 @@ impl<const A: usize> MrCheck<A> {
             ochk: Default::default(),
             do_fail: Default::default(),
             fcode: Default::default(),
+            facc: Default::default(),
             c_data: c4(PacketType::Data as u8),
             c_op_write: c8(Opcode::Write as u8),
             c_op_write_imm: c8(Opcode::WriteImm as u8),
@@ -248,7 +297,11 @@ impl<const A: usize> MrCheck<A> {
 impl<const A: usize> Logic for MrCheck<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, v1, meta1, chk1, cand1, key1, a1, len1, need1, lk1, v2, meta2, chk2);
+        dff_setup!(
+            self, clk, v1, meta1, chk1, cand1, key1, a1, len1, need1, lk1, is_w1, is_s1, is_rr1,
+            is_rresp1, is_unsup1, big1, mlong1, lnz1, pnz1, vb, metab, chkb, candb, ab, is_wb,
+            is_sb, is_rrb, is_rrespb, is_unsupb, bigb, mlongb, pnzb, mrfb, v2, meta2, chk2
+        );
         self.mrt.clk.next = self.clk.val();
         self.mrt.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
         self.mrt.s_axis_ctxw_tvalid.next = self.s_axis_ctxw_tvalid.val();
@@ -258,7 +311,7 @@ impl<const A: usize> Logic for MrCheck<A> {
         self.adv.next = !self.v2.q.val() | self.m_axis_pkt_tready.val();
         self.s_axis_pkt_tready.next = self.adv.val();
 
-        // Stage 0: select key, address and length.
+        // Stage 0: select key, address and length; classify the opcode and compare what the input alone decides.
         self.imeta.next = self.s_axis_pkt_tdata.val();
         self.ichk.next = self.s_axis_pkt_tuser.val();
         self.iop.next = self.imeta.val().opcode;
@@ -268,6 +321,11 @@ impl<const A: usize> Logic for MrCheck<A> {
             self.key0.next = self.ichk.val().rqe_lkey;
         } else {
             self.key0.next = self.imeta.val().key;
+        }
+        if self.iop.val() == self.c_op_read_req.val() {
+            self.ilen.next = self.x_mlen.o.val();
+        } else {
+            self.ilen.next = self.x_plen.o.val();
         }
         if self.adv.val() {
             self.mrt.lookup_key.next = self.key0.val();
@@ -294,11 +352,19 @@ impl<const A: usize> Logic for MrCheck<A> {
                     self.need1.d.next = self.c_acc_rw.val();
                 }
             }
-            if self.iop.val() == self.c_op_read_req.val() {
-                self.len1.d.next = self.x_mlen.o.val();
-            } else {
-                self.len1.d.next = self.x_plen.o.val();
-            }
+            self.len1.d.next = self.ilen.val();
+            self.lnz1.d.next = self.ilen.val().any();
+            self.pnz1.d.next = self.imeta.val().payload_len.any();
+            self.is_w1.d.next = (self.iop.val() == self.c_op_write.val())
+                | (self.iop.val() == self.c_op_write_imm.val());
+            self.is_s1.d.next = self.isend.val();
+            self.is_rr1.d.next = self.iop.val() == self.c_op_read_req.val();
+            self.is_rresp1.d.next = self.iop.val() == self.c_op_read_resp.val();
+            self.is_unsup1.d.next = (self.iop.val() == self.c_op_fetch_add.val())
+                | (self.iop.val() == self.c_op_cmp_swap.val())
+                | self.iop.val().get_bit(7);
+            self.big1.d.next = self.imeta.val().payload_len > self.cfg_max_payload.val();
+            self.mlong1.d.next = self.imeta.val().msg_len > self.ichk.val().rqe_len;
         }
 
         // Stage 1: the MR entry is on the RAM output; decide.
@@ -307,67 +373,80 @@ impl<const A: usize> Logic for MrCheck<A> {
         self.elen.next = self.ent.val().length;
         self.eacc.next = self.ent.val().access;
         if self.lk1.q.val() {
-            self.ekey.next = self.ent.val().lkey;
+            self.key_bad.next = self.ent.val().lkey != self.key1.q.val();
         } else {
-            self.ekey.next = self.ent.val().rkey;
+            self.key_bad.next = self.ent.val().rkey != self.key1.q.val();
         }
         self.off.next = self.a1.q.val() - self.eaddr.val();
         self.room.next = self.elen.val() - self.len1.q.val();
-        self.mr_fail.next = self.len1.q.val().any()
+        self.mr_fail.next = self.lnz1.q.val()
             & (!self.ent.val().valid
-                | (self.ekey.val() != self.key1.q.val())
+                | self.key_bad.val()
                 | (self.a1.q.val() < self.eaddr.val())
                 | (self.len1.q.val() > self.elen.val())
                 | (self.off.val() > self.room.val())
                 | ((self.eacc.val() & self.need1.q.val()) != self.need1.q.val()));
-        self.op.next = self.meta1.q.val().opcode;
-        self.plen.next = self.meta1.q.val().payload_len;
-        self.ometa.next = self.meta1.q.val();
-        self.ochk.next = self.chk1.q.val();
+        if self.adv.val() {
+            self.vb.d.next = self.v1.q.val();
+            self.metab.d.next = self.meta1.q.val();
+            self.chkb.d.next = self.chk1.q.val();
+            self.candb.d.next = self.cand1.q.val();
+            self.ab.d.next = self.a1.q.val();
+            self.is_wb.d.next = self.is_w1.q.val();
+            self.is_sb.d.next = self.is_s1.q.val();
+            self.is_rrb.d.next = self.is_rr1.q.val();
+            self.is_rrespb.d.next = self.is_rresp1.q.val();
+            self.is_unsupb.d.next = self.is_unsup1.q.val();
+            self.bigb.d.next = self.big1.q.val();
+            self.mlongb.d.next = self.mlong1.q.val();
+            self.pnzb.d.next = self.pnz1.q.val();
+            self.mrfb.d.next = self.mr_fail.val();
+        }
+
+        // Stage 2: decide.
+        self.ometa.next = self.metab.q.val();
+        self.ochk.next = self.chkb.q.val();
         self.do_fail.next = false;
         self.fcode.next = self.c_nack_invalid.val();
-        if self.cand1.q.val() {
-            if self.plen.val() > self.cfg_max_payload.val() {
+        self.facc.next = false;
+        if self.candb.q.val() {
+            if self.bigb.q.val() {
                 self.do_fail.next = true;
                 self.ochk.next.owes_wqe = false;
-            } else if self.chk1.q.val().nack {
+            } else if self.chkb.q.val().nack {
                 // keep the receive queue's verdict
-            } else if (self.op.val() == self.c_op_write.val())
-                | (self.op.val() == self.c_op_write_imm.val())
-            {
-                if self.mr_fail.val() {
+            } else if self.is_wb.q.val() {
+                if self.mrfb.q.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
+                    self.facc.next = true;
                 } else {
                     self.ochk.next.place = true;
-                    self.ochk.next.place_addr = self.a1.q.val();
+                    self.ochk.next.place_addr = self.ab.q.val();
                 }
-            } else if (self.op.val() == self.c_op_send.val())
-                | (self.op.val() == self.c_op_send_imm.val())
-            {
-                if self.meta1.q.val().msg_len > self.chk1.q.val().rqe_len {
+            } else if self.is_sb.q.val() {
+                if self.mlongb.q.val() {
                     self.do_fail.next = true;
                     self.ochk.next.owes_wqe = true;
-                } else if self.mr_fail.val() {
+                } else if self.mrfb.q.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
+                    self.facc.next = true;
                 } else {
                     self.ochk.next.place = true;
-                    self.ochk.next.place_addr = self.a1.q.val();
+                    self.ochk.next.place_addr = self.ab.q.val();
                 }
-            } else if self.op.val() == self.c_op_read_req.val() {
-                if self.plen.val().any() {
+            } else if self.is_rrb.q.val() {
+                if self.pnzb.q.val() {
                     self.do_fail.next = true;
-                } else if self.mr_fail.val() {
+                } else if self.mrfb.q.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
+                    self.facc.next = true;
                 }
-            } else if self.op.val() == self.c_op_read_resp.val() {
+            } else if self.is_rrespb.q.val() {
                 // passes unplaced
-            } else if (self.op.val() == self.c_op_fetch_add.val())
-                | (self.op.val() == self.c_op_cmp_swap.val())
-                | self.op.val().get_bit(7)
-            {
+            } else if self.is_unsupb.q.val() {
                 self.do_fail.next = true;
                 self.fcode.next = self.c_nack_unsupported.val();
             } else {
@@ -378,16 +457,16 @@ impl<const A: usize> Logic for MrCheck<A> {
             self.ochk.next.nack = true;
             self.ochk.next.fail = true;
             self.ochk.next.code = self.fcode.val();
-            self.ochk.next.aux = self.meta1.q.val().msn;
+            self.ochk.next.aux = self.metab.q.val().msn;
             self.ochk.next.place = false;
-            if self.fcode.val() == self.c_nack_access.val() {
+            if self.facc.val() {
                 self.ometa.next.drop = self.c_drop_access.val();
             } else {
                 self.ometa.next.drop = self.c_drop_invalid.val();
             }
         }
         if self.adv.val() {
-            self.v2.d.next = self.v1.q.val();
+            self.v2.d.next = self.vb.q.val();
             self.meta2.d.next = self.ometa.val();
             self.chk2.d.next = self.ochk.val();
         }
@@ -396,6 +475,7 @@ impl<const A: usize> Logic for MrCheck<A> {
         self.m_axis_pkt_tuser.next = self.chk2.q.val();
         if self.rst.val() {
             self.v1.d.next = false;
+            self.vb.d.next = false;
             self.v2.d.next = false;
         }
     }

@@ -19,9 +19,10 @@
 //! PROBE or OPEN). The output's [`WinInfo`] carries the decision, the CACK after the packet and the bitmap after
 //! the packet (circular; the acknowledgement generator rotates it, MR-WIRE-33/34).
 //!
-//! **Pipeline and hazards.** S0 reads the RAM, S1 classifies and sets the bit, S2-S3 find the first clear bit
-//! ([`FirstFrom`], 2 stages), S4 advances `rcv_nxt`, clears the passed bits and writes the RAM (and fills the
-//! output register). All stages advance together when the output register is free (a stall holds every stage,
+//! **Pipeline and hazards.** S0 reads the RAM, S1 classifies, sets the bit (for every new PSN that passes the
+//! checks, without waiting for the bit test: a duplicate's bit is already set) and forms the search bound (the
+//! thermometer of `rcv_nxt mod 256`, [`AtOrAfter`]), S2-S3 find the first clear bit ([`RunScan`], 2 stages), S4
+//! advances `rcv_nxt`, clears the passed bits and writes the RAM (and fills the output register). All stages advance together when the output register is free (a stall holds every stage,
 //! the scanner through its clock enable). Read-modify-write hazard rule: a packet that uses a connection's
 //! state is not taken while a candidate of the same connection is in S1..S4 (its write at the end of S4 is
 //! visible to a read issued one cycle later); it waits, and the read then sees every earlier update. So
@@ -36,7 +37,6 @@
 // `LogicStruct` generates public accessor methods without docs; the records and their fields are documented.
 #![allow(missing_docs)]
 
-use crate::common::bitscan::FirstFrom;
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
 use crate::records::PktMeta;
@@ -180,6 +180,157 @@ impl Logic for RunClear {
     }
 }
 
+/// The thermometer of a bit index: `ge[i] = (start <= i)` for the 256 bits. Combinational.
+#[derive(LogicBlock, Default)]
+pub struct AtOrAfter {
+    /// Bit index.
+    pub start: Signal<In, Bits<8>>,
+    /// Bit i set iff `start <= i`.
+    pub ge: Signal<Out, Bits<256>>,
+}
+
+impl Logic for AtOrAfter {
+    fn update(&mut self) {
+        let s = self.start.val().index();
+        let mut g = Bits::<256>::default();
+        for i in s..256 {
+            g = g.replace_bit(i, true);
+        }
+        self.ge.next = g;
+    }
+    fn connect(&mut self) {
+        self.ge.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("always @(*) begin\n");
+        for i in 0..255 {
+            v.push_str(&format!("   ge[{i}] = start <= 8'd{i};\n"));
+        }
+        v.push_str("   ge[255] = 1'b1;\nend\n");
+        Verilog::Custom(v)
+    }
+}
+
+/// Bits in a search group of [`RunScan`].
+const RUN_GROUP: usize = 16;
+
+/// The circular search of the window's run of received PSNs: the first clear bit of `word` at or after
+/// `start`, else (circularly) the first clear bit at all; `found` and `skipped` = `(index - start) mod 256`,
+/// 2 enabled cycles later. Like [`crate::common::bitscan::FirstFrom`] with `zero` = `wrap` = 1, but the
+/// bound is the caller's registered thermometer `ge` ([`AtOrAfter`] of `start`, computed a stage earlier), so
+/// the first stage is only the per-group priority encoders. Stage 1: per 16-bit group, the first clear bit at
+/// or after `start` and the first at all; stage 2: the first group, and `skipped`.
+#[derive(LogicBlock, Default)]
+pub struct RunScan {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Clock enable: the stages advance only in cycles with `en` = 1.
+    pub en: Signal<In, Bit>,
+    /// The word searched (for a clear bit).
+    pub word: Signal<In, Bits<256>>,
+    /// `ge[i] = (start <= i)`.
+    pub ge: Signal<In, Bits<256>>,
+    /// First index searched.
+    pub start: Signal<In, Bits<8>>,
+    /// A clear bit was found.
+    pub found: Signal<Out, Bit>,
+    /// `(index - start) mod 256` of the bit found.
+    pub skipped: Signal<Out, Bits<8>>,
+    _stage1: (bool, usize, usize),
+}
+
+impl Logic for RunScan {
+    fn update(&mut self) {
+        if self.clk.pos_edge() && self.en.val() {
+            let (found, index, start) = self._stage1;
+            self.found.next = found;
+            self.skipped.next = (((index + 256 - start) % 256) as u64).into();
+            let w = self.word.val();
+            let g = self.ge.val();
+            let hi = (0..256).find(|&i| !w.get_bit(i) && g.get_bit(i));
+            let r = hi.or_else(|| (0..256).find(|&i| !w.get_bit(i)));
+            self._stage1 = (r.is_some(), r.unwrap_or(0), self.start.val().index());
+        }
+    }
+    fn connect(&mut self) {
+        self.found.connect();
+        self.skipped.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(run_scan_verilog())
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "run_scan".into(),
+            clock: "clk".into(),
+            inputs: vec!["word".into(), "ge".into(), "start".into()],
+            outputs: vec!["found".into(), "skipped".into()],
+        }]
+    }
+}
+
+fn run_scan_verilog() -> String {
+    let ng = 256 / RUN_GROUP;
+    let mut v = String::from(
+        "// the index of the first set bit of 16 (15 when none of bits 0..14 is set, so bit 15 is not needed):\n\
+         // the first quad holding one, then the first bit in it\n\
+         function [3:0] first16;\n   input [14:0] y;\n   reg [2:0] a;\n   reg [7:0] q;\n   begin\n\
+         \x20     a = {|y[11:8], |y[7:4], |y[3:0]};\n\
+         \x20     q[1:0] = {~y[0] & ~y[1], ~y[0] & (y[1] | ~y[2])};\n\
+         \x20     q[3:2] = {~y[4] & ~y[5], ~y[4] & (y[5] | ~y[6])};\n\
+         \x20     q[5:4] = {~y[8] & ~y[9], ~y[8] & (y[9] | ~y[10])};\n\
+         \x20     q[7:6] = {~y[12] & ~y[13], ~y[12] & (y[13] | ~y[14])};\n\
+         \x20     first16[3:2] = {~a[0] & ~a[1], ~a[0] & (a[1] | ~a[2])};\n\
+         \x20     first16[1:0] = a[0] ? q[1:0] : (a[1] ? q[3:2] : (a[2] ? q[5:4] : q[7:6]));\n\
+         \x20  end\n\
+         endfunction\n\
+         // stage 1: per 16-bit group, the first clear bit at or after start (hi) and the first at all (all)\n\
+         wire [255:0] x = ~word;\nwire [255:0] xm = x & ge;\n\
+         reg [15:0] any_hi;\nreg [15:0] any_all;\nreg [63:0] idx_hi;\nreg [63:0] idx_all;\nreg [7:0] start_q;\n\
+         always @(posedge clk) if (en) begin\n   start_q <= start;\n",
+    );
+    for g in 0..ng {
+        let lo = g * RUN_GROUP;
+        let hi = lo + RUN_GROUP - 1;
+        v.push_str(&format!(
+            "   any_hi[{g}] <= |xm[{hi}:{lo}];\n   any_all[{g}] <= |x[{hi}:{lo}];\n"
+        ));
+        for (name, src) in [("idx_hi", "xm"), ("idx_all", "x")] {
+            v.push_str(&format!(
+                "   {name}[{}:{}] <= first16({src}[{}:{lo}]);\n",
+                4 * g + 3,
+                4 * g,
+                hi - 1
+            ));
+        }
+    }
+    v.push_str("end\n");
+    // stage 2: the first group (one-hot) with a bounded hit, else the first group with any hit
+    for k in ["hi", "all"] {
+        v.push_str(&format!(
+            "wire [15:0] pre_{k};\nassign pre_{k}[0] = 1'b0;\n"
+        ));
+        for g in 1..ng {
+            v.push_str(&format!("assign pre_{k}[{g}] = |any_{k}[{}:0];\n", g - 1));
+        }
+        v.push_str(&format!(
+            "wire [15:0] oh_{k} = any_{k} & ~pre_{k};\nwire [3:0] gi_{k} = first16(any_{k}[14:0]);\nwire [3:0] li_{k};\n"
+        ));
+        for b in 0..4 {
+            let terms: Vec<String> = (0..ng)
+                .map(|g| format!("(oh_{k}[{g}] & idx_{k}[{}])", 4 * g + b))
+                .collect();
+            v.push_str(&format!("assign li_{k}[{b}] = {};\n", terms.join(" | ")));
+        }
+    }
+    v.push_str(
+        "wire hit_hi = |any_hi;\nwire hit_all = |any_all;\n\
+         wire [7:0] pos = hit_hi ? {gi_hi, li_hi} : {gi_all, li_all};\n\
+         always @(posedge clk) if (en) begin\n   found <= hit_hi | hit_all;\n   skipped <= pos - start_q;\nend\n",
+    );
+    v
+}
+
 /// The receive window (see the module docs).
 #[derive(LogicBlock)]
 pub struct PsnWindow {
@@ -210,7 +361,8 @@ pub struct PsnWindow {
     /// Ready.
     pub m_axis_pkt_tready: Signal<In, Bit>,
     ram: SdpRam<WinEntry, 16>,
-    scan: FirstFrom<256, 8>,
+    scan: RunScan,
+    thermo: AtOrAfter,
     tset: BitTestSet,
     rclr: RunClear,
     x_skip: Zext<8, 9>,
@@ -221,9 +373,14 @@ pub struct PsnWindow {
     n1: DFF<NackReq>,
     ok1: DFF<Bit>,
     cand1: DFF<Bit>,
+    hz1: DFF<Bit>,
+    hz2: DFF<Bit>,
+    hz3: DFF<Bit>,
+    hz4: DFF<Bit>,
     v2: DFF<Bit>,
     p2: DFF<PktMeta>,
     w2: DFF<WinInfo>,
+    ge2: DFF<Bits<256>>,
     v3: DFF<Bit>,
     p3: DFF<PktMeta>,
     w3: DFF<WinInfo>,
@@ -238,6 +395,7 @@ pub struct PsnWindow {
     iok: Signal<Local, Bit>,
     icand: Signal<Local, Bit>,
     hazard: Signal<Local, Bit>,
+    icm: Signal<Local, Bits<16>>,
     take: Signal<Local, Bit>,
     e1: Signal<Local, WinEntry>,
     d1: Signal<Local, Bits<32>>,
@@ -245,6 +403,7 @@ pub struct PsnWindow {
     beyond1: Signal<Local, Bit>,
     new1: Signal<Local, Bit>,
     acc1: Signal<Local, Bit>,
+    set1: Signal<Local, Bit>,
     wi1: Signal<Local, WinInfo>,
     pm1: Signal<Local, PktMeta>,
     run4: Signal<Local, Bits<9>>,
@@ -290,6 +449,7 @@ impl PsnWindow {
             m_axis_pkt_tready: Default::default(),
             ram: SdpRam::new(depth),
             scan: Default::default(),
+            thermo: Default::default(),
             tset: Default::default(),
             rclr: Default::default(),
             x_skip: Default::default(),
@@ -299,9 +459,14 @@ impl PsnWindow {
             n1: Default::default(),
             ok1: Default::default(),
             cand1: Default::default(),
+            hz1: Default::default(),
+            hz2: Default::default(),
+            hz3: Default::default(),
+            hz4: Default::default(),
             v2: Default::default(),
             p2: Default::default(),
             w2: Default::default(),
+            ge2: Default::default(),
             v3: Default::default(),
             p3: Default::default(),
             w3: Default::default(),
@@ -316,6 +481,7 @@ impl PsnWindow {
             iok: Default::default(),
             icand: Default::default(),
             hazard: Default::default(),
+            icm: Default::default(),
             take: Default::default(),
             e1: Default::default(),
             d1: Default::default(),
@@ -323,6 +489,7 @@ impl PsnWindow {
             beyond1: Default::default(),
             new1: Default::default(),
             acc1: Default::default(),
+            set1: Default::default(),
             wi1: Default::default(),
             pm1: Default::default(),
             run4: Default::default(),
@@ -349,7 +516,8 @@ impl Logic for PsnWindow {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v1, p1, n1, ok1, cand1, v2, p2, w2, v3, p3, w3, v4, p4, w4, ov, op, ow
+            self, clk, v1, p1, n1, ok1, cand1, hz1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4,
+            p4, w4, ov, op, ow
         );
         self.ram.clk.next = self.clk.val();
         self.scan.clk.next = self.clk.val();
@@ -367,19 +535,16 @@ impl Logic for PsnWindow {
                 | (self.ip.val().ptype == self.c_ctrl.val()));
         self.icand.next =
             self.iok.val() & (self.ip.val().ptype == self.c_data.val()) & !self.ip.val().trimmed;
+        // (per stage one registered flag "holds an accepted candidate", and the RAM index compared)
+        self.icm.next = self.ip.val().conn & self.c_mask.val();
         self.hazard.next = self.iok.val()
-            & ((self.v1.q.val()
-                & self.cand1.q.val()
-                & (self.p1.q.val().conn == self.ip.val().conn))
-                | (self.v2.q.val()
-                    & self.w2.q.val().accepted
-                    & (self.p2.q.val().conn == self.ip.val().conn))
-                | (self.v3.q.val()
-                    & self.w3.q.val().accepted
-                    & (self.p3.q.val().conn == self.ip.val().conn))
-                | (self.v4.q.val()
-                    & self.w4.q.val().accepted
-                    & (self.p4.q.val().conn == self.ip.val().conn)));
+            & ((self.hz1.q.val() & ((self.p1.q.val().conn & self.c_mask.val()) == self.icm.val()))
+                | (self.hz2.q.val()
+                    & ((self.p2.q.val().conn & self.c_mask.val()) == self.icm.val()))
+                | (self.hz3.q.val()
+                    & ((self.p3.q.val().conn & self.c_mask.val()) == self.icm.val()))
+                | (self.hz4.q.val()
+                    & ((self.p4.q.val().conn & self.c_mask.val()) == self.icm.val())));
         self.s_axis_pkt_tready.next = self.en.val() & !self.hazard.val();
         self.take.next = self.s_axis_pkt_tvalid.val() & self.s_axis_pkt_tready.val();
         if self.en.val() {
@@ -389,6 +554,7 @@ impl Logic for PsnWindow {
             self.n1.d.next = self.s_axis_pkt_tuser.val();
             self.ok1.d.next = self.iok.val();
             self.cand1.d.next = self.icand.val();
+            self.hz1.d.next = self.take.val() & self.icand.val();
         } else {
             self.ram.rd_addr.next = self.p1.q.val().conn & self.c_mask.val();
         }
@@ -403,7 +569,16 @@ impl Logic for PsnWindow {
         self.new1.next =
             self.cand1.q.val() & !self.neg1.val() & !self.beyond1.val() & !self.tset.hit.val();
         self.acc1.next = self.new1.val() & !self.n1.q.val().nack & !self.p1.q.val().drop.any();
-        self.tset.set.next = self.acc1.val();
+        // The bit is set for every new PSN that passes the checks; a duplicate's bit is already set, so the
+        // set does not wait for the bit test.
+        self.set1.next = self.cand1.q.val()
+            & !self.neg1.val()
+            & !self.beyond1.val()
+            & !self.n1.q.val().nack
+            & !self.p1.q.val().drop.any();
+        self.tset.set.next = self.set1.val();
+        // The search bound of S2 (bits at or after rcv_nxt mod 256).
+        self.thermo.start.next = self.e1.val().rcv_nxt.get_bits::<8>(0);
         self.pm1.next = self.p1.q.val();
         self.wi1.next.conn_ok = self.ok1.q.val();
         self.wi1.next.nack = self.n1.q.val().nack;
@@ -428,8 +603,12 @@ impl Logic for PsnWindow {
         }
         if self.en.val() {
             self.v2.d.next = self.v1.q.val();
+            self.hz2.d.next = self.v1.q.val() & self.acc1.val();
+            self.hz3.d.next = self.hz2.q.val();
+            self.hz4.d.next = self.hz3.q.val();
             self.p2.d.next = self.pm1.val();
             self.w2.d.next = self.wi1.val();
+            self.ge2.d.next = self.thermo.ge.val();
             self.v3.d.next = self.v2.q.val();
             self.p3.d.next = self.p2.q.val();
             self.w3.d.next = self.w2.q.val();
@@ -441,8 +620,7 @@ impl Logic for PsnWindow {
         // S2-S3: the first clear bit at or after rcv_nxt mod 256, circularly.
         self.scan.word.next = self.w2.q.val().bitmap;
         self.scan.start.next = self.w2.q.val().cack.get_bits::<8>(0);
-        self.scan.zero.next = true;
-        self.scan.wrap.next = true;
+        self.scan.ge.next = self.ge2.q.val();
 
         // S4: advance rcv_nxt over the run of received PSNs (only for an in-order packet), clear it, write.
         self.x_skip.i.next = self.scan.skipped.val();
@@ -491,6 +669,10 @@ impl Logic for PsnWindow {
         self.m_axis_pkt_tuser.next = self.ow.q.val();
         if self.rst.val() {
             self.v1.d.next = false;
+            self.hz1.d.next = false;
+            self.hz2.d.next = false;
+            self.hz3.d.next = false;
+            self.hz4.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
             self.v4.d.next = false;

@@ -30,7 +30,7 @@
 //! * `drop_valid` / `drop_code`: one pulse per dropped packet with its `rx::drop` code (counted where the
 //!   packet leaves on `m_axis_place`; exception packets are not drops).
 //!
-//! Latency: lookup 2 + window 6 + ACK generator 3 cycles plus the attached stages; one packet per cycle (see the
+//! Latency: lookup 3 + window 6 + ACK generator 3 cycles plus the attached stages; one packet per cycle (see the
 //! blocks' hazard rules for back-to-back packets of one connection). Construct with
 //! [`RxEngine::new`]`(conn_bits)`; `DW`/`KW` is the payload datapath width.
 
