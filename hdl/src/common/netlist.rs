@@ -606,6 +606,51 @@ impl Net {
         (head, cnt)
     }
 
+    /// A FIFO of `depth` register entries that shifts towards its head, so that the head is a register (no
+    /// read multiplexer in front of it): same interface and behaviour as [`Net::reg_fifo`] (`push` writes
+    /// `data`, the caller guarantees room; `pop` removes the head, the caller guarantees an entry; returns
+    /// (head entry, occupancy with `log2(depth) + 1` bits)). Every entry is loaded from its successor or from
+    /// `data`, a two-input choice behind a registered one-hot position.
+    pub fn shift_fifo(&mut self, depth: usize, data: N, push: N, pop: N) -> (N, N) {
+        assert!(depth.is_power_of_two() && depth >= 2);
+        let pw = depth.trailing_zeros() as usize;
+        let w = self.width(data);
+        let cnt = self.reg(pw + 1, 0);
+        let inc = self.addk(cnt, 1);
+        let dec = self.addk(cnt, (1u64 << (pw + 1)) - 1);
+        let np = self.not(pop);
+        let npush = self.not(push);
+        let only_push = self.and(push, np);
+        let only_pop = self.and(pop, npush);
+        let c1 = self.mux(only_pop, dec, cnt);
+        let c2 = self.mux(only_push, inc, c1);
+        self.set_d(cnt, c2, None);
+        // One-hot of the first free entry (`cnt`) and of the last full one (`cnt - 1`), as registers.
+        let at_cnt = self.reg(depth + 1, 1);
+        let sh_up = self.shlk(at_cnt, 1);
+        let hi = self.slice(at_cnt, 1, depth);
+        let sh_dn = self.resize(hi, depth + 1);
+        let a1 = self.mux(only_pop, sh_dn, at_cnt);
+        let a2 = self.mux(only_push, sh_up, a1);
+        self.set_d(at_cnt, a2, None);
+        let at_last = self.slice(at_cnt, 1, depth);
+        let at_free = self.slice(at_cnt, 0, depth);
+        let zero = self.lit(w, 0);
+        let entries: Vec<N> = (0..depth).map(|_| self.reg(w, 0)).collect();
+        for i in 0..depth {
+            let next = if i + 1 < depth { entries[i + 1] } else { zero };
+            // Entry i takes `data` when the push lands on it: at `cnt` without a pop, at `cnt - 1` with one.
+            let f = self.bit(at_free, i);
+            let l = self.bit(at_last, i);
+            let here = self.mux(pop, l, f);
+            let take = self.and(push, here);
+            let d = self.mux(take, data, next);
+            let en = self.or(pop, take);
+            self.set_d(entries[i], d, Some(en));
+        }
+        (entries[0], cnt)
+    }
+
     fn v(&self, a: N) -> &[u64] {
         let n = &self.nodes[a];
         &self.vals[n.off..n.off + nw(n.w)]

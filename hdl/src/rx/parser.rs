@@ -25,26 +25,35 @@
 //! `cfg_dscp_trim`, `cfg_ipv4`, `cfg_ipv6`, `cfg_ip_en` (which of the two addresses are ours).
 //!
 //! Structure: every accepted beat is written into the frame FIFO (`SdpRam`-style block RAM of `fifo_beats`
-//! beats, a constructor parameter: default two 4 KiB-MTU frames rounded up to a power of two) and, one cycle
-//! later, into the ICV CRC ([`crate::common::crc`]); the first `MAX_HDR` bytes of the frame are kept in a
-//! header register. At the frame's end a verdict pipeline of `2 + latency` stages decodes the header, runs
-//! the checks, and takes the frame's CRC; the descriptor (meta + payload job) enters a 16-entry FIFO. The
+//! beats, a constructor parameter: default two 4 KiB-MTU frames rounded up to a power of two) and into the
+//! stream pipeline: S (one cycle after acceptance: the frame's end decoded from the header register, whose
+//! layout flags are decoded from the first beat as it is stored), S2 (the beat's CRC framing and ICV byte
+//! positions from the registered end), S3 (the ICV capture and the CRC input,
+//! [`crate::tx::frame_build::crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]); the first
+//! `MAX_HDR` bytes of the frame are kept in a header register. At the frame's end the header is snapshotted
+//! (V0) and a verdict pipeline of registered steps decodes it: VA realigns it to its layout, VB runs every
+//! check (one registered bit each), VC encodes the check groups and builds the record, VD folds the IPv4
+//! checksum, VE picks the code for either ICV verdict, VF whether the payload is emitted; delay stages follow
+//! until the final stage, `3 + latency` cycles after S, where the CRC of the frame is at the head of its FIFO
+//! and the ICV verdict selects the code. The descriptor (meta + payload job) enters a 16-entry FIFO. The
 //! payload reader then reads the frame's payload beats back from the RAM (frames that are dropped or carry no
 //! payload only release their space), realigns them to byte 0 and streams them out (MR-ENC-39: nothing of a
 //! frame leaves before its verdict). Frames longer than the FIFO are dropped as `BAD_LENGTH` (their excess
 //! beats are not stored). Throughput: the input accepts one beat per cycle with back-to-back frames (a new
-//! frame may start on any beat; `tready` falls only when the RAM or the descriptor FIFO is full); the payload
-//! reader spends `ceil(payload_len / KW) + 1` cycles per DATA packet and 1 per other frame, i.e. never more
-//! than the frame's own beat count, so it keeps up with the input. Latency from a frame's last beat to its
-//! meta record: about `3 + crc latency` cycles (9 at 512 bits, 10 at 1024).
+//! frame may start on any beat; `tready` falls only when the RAM or the descriptor FIFO is full, the latter
+//! counting the `latency + 5` frames that may be in the pipeline); the payload reader spends
+//! `ceil(payload_len / KW) + 1` cycles per DATA packet and 1 per other frame, i.e. never more than the frame's
+//! own beat count, so it keeps up with the input. Latency from a frame's last beat to its meta record: about
+//! `5 + crc latency` cycles (11 at 512 bits, 12 at 1024). Every register-to-register path is at most 8 LUT
+//! levels on UltraScale+ (`cargo xtask synth`).
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_pipeline, crc_prep, latency, lb};
+use crate::common::crc::{crc_prep, latency, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::drop;
 use crate::rx::parse_meta::{field_get, meta_bits, meta_pack};
-use crate::tx::frame_build::{beat_masks, icv_masked, or_nibbles, MAX_HDR};
+use crate::tx::frame_build::{beat_masks, crc_pipeline_flat, icv_masked, or_nibbles, MAX_HDR};
 use metaroce_proto::wire::layout as lay;
 use metaroce_proto::wire::{
     ethernet, ipv4, ipv6, mbh, open, udp, AckFlags, DataFlags, MbhFlags, Opcode,
@@ -223,7 +232,7 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let desc_cnt = n.wire(DESC_FIFO.trailing_zeros() as usize + 1);
         let occ = n.sub(wptr, rfree);
         let ram_room = n.ultk(occ, d as u64);
-        let desc_room = n.ultk(desc_cnt, (DESC_FIFO - lat - 3) as u64);
+        let desc_room = n.ultk(desc_cnt, (DESC_FIFO - lat - 5) as u64);
         let rdy = n.and(ram_room, desc_room);
         n.output("s_axis_rx_tready", rdy);
         let acc = n.and(rx_v, rdy);
@@ -260,6 +269,17 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
                 n.dff(rx_d, Some(en), 0)
             })
             .collect();
+        // The layout flags of the frame, decoded from its first beat as it is stored in `hr[0]`.
+        let fl_en = {
+            let here = n.eqk(bi, 0);
+            n.and(acc, here)
+        };
+        let rx_bytes: Vec<N> = (0..ethernet::field::VLAN_HEADER_LEN)
+            .map(|k| n.slice(rx_d, 8 * k, 8))
+            .collect();
+        let (hr_tagged, hr_v4, hr_v6) = Aligned::flags(n, &rx_bytes);
+        let hr_flags = n.cat(&[hr_tagged, hr_v4, hr_v6]);
+        let hr_flags = n.dff(hr_flags, Some(fl_en), 0);
         // Bytes of the beat: the position after the last kept byte.
         let cnt_bits: Vec<N> = (0..=l)
             .map(|j| {
@@ -283,6 +303,9 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let bcnt = n.cat(&cnt_bits);
 
         // ================= S stage (one cycle after acceptance) =================
+        // The frame's end is decoded from the header register here and registered (S2); S2 derives the CRC
+        // framing and the ICV byte positions of the beat from it and registers them (S3); S3 feeds the CRC and
+        // captures the stored ICV bytes. The beat's data is delayed along.
         let s_v = n.dff(acc, None, 0);
         let s_data = n.dff(rx_d, None, 0);
         let s_last = n.dff(rx_l, None, 0);
@@ -292,7 +315,9 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let s_cnt = n.dff(bcnt, None, 0);
         let hr_all = n.cat(&hr);
         let hb_bytes: Vec<N> = (0..MAX_HDR).map(|k| n.slice(hr_all, 8 * k, 8)).collect();
-        let v_s = Views::new(n, &hb_bytes);
+        let flags_s = [0, 1, 2].map(|i| n.bit(hr_flags, i));
+        let al_s = Aligned::with_flags(n, &hb_bytes, flags_s);
+        let v_s = Views::from_aligned(n, &al_s);
         // The byte after the payload, where the ICV starts (frame offset).
         let end = {
             let hl = n.resize(v_s.hlen, 17);
@@ -302,6 +327,17 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
             let a = n.add(mro, hl4);
             n.add(a, pl)
         };
+        let s_end = n.and(s_v, s_last);
+        let layout_s = n.cat(&[v_s.vlan, v_s.v6]);
+
+        // ================= S2 stage =================
+        let s2_v = n.dff(s_v, None, 0);
+        let s2_data = n.dff(s_data, None, 0);
+        let s2_last = n.dff(s_last, None, 0);
+        let s2_bi = n.dff(s_bi, None, 0);
+        let end = n.dff(end, None, 0);
+        let s2_vlan = n.dff(v_s.vlan, None, 0);
+        let layout = n.dff(layout_s, None, 0);
         // The MBH length fields lie within the first `need` bytes.
         let need = ethernet::field::VLAN_HEADER_LEN
             + ipv6::field::HEADER_LEN
@@ -312,7 +348,7 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let trusted = if tb == 0 {
             n.lit(1, 1)
         } else {
-            let lt = n.ultk(s_bi, tb as u64);
+            let lt = n.ultk(s2_bi, tb as u64);
             n.not(lt)
         };
         let em1 = n.addk(end, (1 << 17) - 1);
@@ -320,12 +356,12 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let lcb12 = n.resize(lcb, 12);
         let crc_done = n.reg(1, 0);
         let ndone = n.not(crc_done);
-        let crc_v = n.and(s_v, ndone);
-        let lt_l = n.ult(s_bi, lcb12);
+        let crc_v = n.and(s2_v, ndone);
+        let lt_l = n.ult(s2_bi, lcb12);
         let ge_l = n.not(lt_l);
         let tr_end = n.and(trusted, ge_l);
-        let crc_last = n.or(s_last, tr_end);
-        let at_l = n.eq(s_bi, lcb12);
+        let crc_last = n.or(s2_last, tr_end);
+        let at_l = n.eq(s2_bi, lcb12);
         let tr_at = n.and(trusted, at_l);
         let lcb17 = n.resize(lcb, 17);
         let lsh = n.lit(17, l as u64);
@@ -334,45 +370,63 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let eib = n.slice(eib, 0, l + 1);
         let kwl = n.lit(l + 1, KW as u64);
         let crc_end = n.mux(tr_at, eib, kwl);
-        let crc_first = n.eqk(s_bi, 0);
+        let crc_first = n.eqk(s2_bi, 0);
         let c14 = n.lit(l + 1, ethernet::field::HEADER_LEN as u64);
         let c18 = n.lit(l + 1, ethernet::field::VLAN_HEADER_LEN as u64);
-        let start = n.mux(v_s.vlan, c18, c14);
-        let layout = n.cat(&[v_s.vlan, v_s.v6]);
-        let ones = beat_masks(n, KW, nh, layout, s_bi, |a, b| icv_masked(a, b).0);
-        let nib = beat_masks(n, KW, nh, layout, s_bi, |a, b| icv_masked(a, b).1);
+        let start = n.mux(s2_vlan, c18, c14);
+        let ones = beat_masks(n, KW, nh, layout, s2_bi, |a, b| icv_masked(a, b).0);
+        let nib = beat_masks(n, KW, nh, layout, s2_bi, |a, b| icv_masked(a, b).1);
         let cl = n.and(crc_v, crc_last);
-        let nsl = n.not(s_last);
+        let nsl = n.not(s2_last);
         let set_done = n.and(cl, nsl);
-        let s_end = n.and(s_v, s_last);
+        let s2_end = n.and(s2_v, s2_last);
         let one1 = n.lit(1, 1);
         let zero1 = n.lit(1, 0);
         let dn1 = n.mux(set_done, one1, crc_done);
-        let dn2 = n.mux(s_end, zero1, dn1);
+        let dn2 = n.mux(s2_end, zero1, dn1);
         n.set_d(crc_done, dn2, None);
-        let cd = or_nibbles(n, KW, s_data, nib);
-        let (pd, zeros) = crc_prep(n, KW, crc_first, start, crc_end, ones, cd);
-        let (crc_ov, crc_val) = crc_pipeline(n, KW, crc_v, crc_first, crc_last, zeros, pd);
-        // Stored ICV bytes (big-endian) captured from the stream.
-        let s_bi17 = n.resize(s_bi, 17);
-        let bstart = n.shl(s_bi17, lsh);
-        let sbytes: Vec<N> = (0..KW).map(|i| n.slice(s_data, 8 * i, 8)).collect();
-        let mut icv_now = Vec::new();
+        // Stored ICV bytes (big-endian): where byte j of the ICV lies in this beat.
+        let s2_bi17 = n.resize(s2_bi, 17);
+        let bstart = n.shl(s2_bi17, lsh);
+        let rel = n.sub(end, bstart);
+        let mut icv_at = Vec::new();
         for j in 0..4u64 {
-            let ej = n.addk(end, j);
-            let diff = n.sub(ej, bstart);
+            let diff = n.addk(rel, j);
             let inb = n.ultk(diff, KW as u64);
-            let cap = n.and_all(&[s_v, trusted, inb]);
+            let cap = n.and_all(&[s2_v, trusted, inb]);
             let idx = n.slice(diff, 0, l);
+            icv_at.push((n.dff(cap, None, 0), n.dff(idx, None, 0)));
+        }
+
+        // ================= S3 stage: CRC input, ICV capture =================
+        let s3_data = n.dff(s2_data, None, 0);
+        let s3_cv = n.dff(crc_v, None, 0);
+        let s3_first = n.dff(crc_first, None, 0);
+        let s3_clast = n.dff(crc_last, None, 0);
+        let s3_cend = n.dff(crc_end, None, 0);
+        let s3_start = n.dff(start, None, 0);
+        let s3_ones = n.dff(ones, None, 0);
+        let s3_nib = n.dff(nib, None, 0);
+        let cd = or_nibbles(n, KW, s3_data, s3_nib);
+        let (pd, zeros) = crc_prep(n, KW, s3_first, s3_start, s3_cend, s3_ones, cd);
+        let (crc_ov, crc_val) = crc_pipeline_flat(n, KW, s3_cv, s3_first, s3_clast, zeros, pd);
+        let sbytes: Vec<N> = (0..KW).map(|i| n.slice(s3_data, 8 * i, 8)).collect();
+        let mut icv_now = Vec::new();
+        for &(cap, idx) in &icv_at {
             let b = n.sel(idx, &sbytes);
             let r = n.reg(8, 0);
             n.set_d(r, b, Some(cap));
             icv_now.push(n.mux(cap, b, r));
         }
         let icv_stored = n.cat(&[icv_now[3], icv_now[2], icv_now[1], icv_now[0]]);
-
+        // The ICV of a frame is complete at its last beat's S3 stage, two cycles after its S stage: it is
+        // delayed to the final verdict stage (S + 3 + lat) by a plain register chain.
+        let mut st_icv = n.dff(icv_stored, None, 0);
+        for _ in 0..lat {
+            st_icv = n.dff(st_icv, None, 0);
+        }
         // ================= verdict pipeline =================
-        // V0: snapshot at the frame's last beat.
+        // V0: snapshot at the frame's last beat (S stage).
         let v0_v = n.dff(s_end, None, 0);
         let v0_fh = n.dff(hr_all, Some(s_end), 0);
         let v0_fh = n.slice(v0_fh, 0, MAX_HDR * 8);
@@ -390,12 +444,22 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let cap_nb = n.lit(12, (d - 1) as u64);
         let nb_c = n.mux(ovf, cap_nb, nb);
         let v0_nb = n.dff(nb_c, Some(s_end), 0);
-        let v0_icv = n.dff(icv_stored, Some(s_end), 0);
+        let r = |n: &mut Net, x: N| n.dff(x, None, 0);
 
-        // V1: decode and compare.
+        // VA: the header realigned to its layout (IP and layer-4 bytes at fixed positions), registered.
         let fhb: Vec<N> = (0..MAX_HDR).map(|k| n.slice(v0_fh, 8 * k, 8)).collect();
-        let v = Views::new(n, &fhb);
-        let f = v0_flen;
+        let al0 = Aligned::new(n, &fhb);
+        let al = al0.registered(n);
+        let va_v = r(n, v0_v);
+        let va_flen = r(n, v0_flen);
+        let va_user = r(n, v0_user);
+        let va_ovf = r(n, v0_ovf);
+        let va_start = r(n, v0_start);
+        let va_nb = r(n, v0_nb);
+
+        // VB: decode and compare (every check a registered bit).
+        let v = Views::from_aligned(n, &al);
+        let f = va_flen;
         let lt = |n: &mut Net, x: usize| n.ultk(f, x as u64);
         let t_eth = lt(n, ethernet::field::HEADER_LEN);
         let t_tag0 = lt(n, ethernet::field::VLAN_HEADER_LEN);
@@ -572,82 +636,114 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
             n.mux(v.v6, a6, a4)
         };
         let nfu = n.not(ours);
-        // Meta record fields (trimmed packets: MBH and encapsulation only).
-        let ntr = n.not(trimmed);
-        let meta = v.meta(n, is_data, is_ack, is_nack, is_ctrl, trimmed);
-        let emit_pl = n.and_all(&[is_data, ntr, pl_nz]);
-        // Register V1.
-        let r = |n: &mut Net, x: N| n.dff(x, None, 0);
-        let v1_v = r(n, v0_v);
-        let pre_a = priority(
-            n,
-            &[
-                (v0_user, drop::BAD_ICV),
-                (v0_ovf, drop::BAD_LENGTH),
-                (t_eth, drop::TRUNCATED),
-                (t_tag, drop::TRUNCATED),
-                (not_ip, drop::NOT_OURS),
-                (t_ip, drop::TRUNCATED),
-                (ver_bad, drop::BAD_VERSION),
-                (ihl_bad, drop::UNSUPPORTED),
-            ],
-        );
-        let v1_pre_a = r(n, pre_a);
-        let v1_sum0 = r(n, sums[0]);
-        let v1_sum1 = r(n, sums[1]);
-        let v1_v4 = r(n, v.v4);
-        let pre_b = priority(
-            n,
-            &[
-                (frag_bad, drop::UNSUPPORTED),
-                (proto_bad, drop::NOT_OURS),
-                (tl_bad, drop::BAD_LENGTH),
-                (nh_unsup, drop::UNSUPPORTED),
-                (nh_bad, drop::NOT_OURS),
-                (t_udp, drop::TRUNCATED),
-                (port_bad, drop::NOT_OURS),
-                (t_l, drop::TRUNCATED),
-                (ulen_bad, drop::BAD_LENGTH),
-                (l_small, drop::BAD_LENGTH),
-                (mver_bad, drop::BAD_VERSION),
-                (ptype_bad, drop::BAD_TYPE),
-                (hlen_small, drop::BAD_LENGTH),
-                (trim_bad, drop::BAD_TRIM),
-            ],
-        );
-        let v1_pre_b = r(n, pre_b);
-        let v1_trim = r(n, trimmed);
-        let c_bl = n.lit(8, drop::BAD_LENGTH as u64);
-        let c_0 = n.lit(8, 0);
-        let lb_code = n.mux(len_bad, c_bl, c_0);
-        let v1_len = r(n, lb_code);
-        let post = priority(
-            n,
-            &[
-                (code_bad, drop::UNSUPPORTED),
-                (syn_bad, drop::MALFORMED),
-                (ox_bad, drop::MALFORMED),
-            ],
-        );
-        let v1_post = r(n, post);
-        let v1_nfu = r(n, nfu);
-        let v1_meta = r(n, meta);
-        let v1_emit = r(n, emit_pl);
-        let v1_icv = r(n, v0_icv);
-        let v1_start = r(n, v0_start);
-        let v1_nb = r(n, v0_nb);
+        let pl_nz_b = pl_nz;
+        // Register VB.
+        let vb_v = r(n, va_v);
+        let conds_a = [
+            (va_user, drop::BAD_ICV),
+            (va_ovf, drop::BAD_LENGTH),
+            (t_eth, drop::TRUNCATED),
+            (t_tag, drop::TRUNCATED),
+            (not_ip, drop::NOT_OURS),
+            (t_ip, drop::TRUNCATED),
+            (ver_bad, drop::BAD_VERSION),
+            (ihl_bad, drop::UNSUPPORTED),
+        ];
+        let conds_b = [
+            (frag_bad, drop::UNSUPPORTED),
+            (proto_bad, drop::NOT_OURS),
+            (tl_bad, drop::BAD_LENGTH),
+            (nh_unsup, drop::UNSUPPORTED),
+            (nh_bad, drop::NOT_OURS),
+            (t_udp, drop::TRUNCATED),
+            (port_bad, drop::NOT_OURS),
+            (t_l, drop::TRUNCATED),
+            (ulen_bad, drop::BAD_LENGTH),
+            (l_small, drop::BAD_LENGTH),
+            (mver_bad, drop::BAD_VERSION),
+            (ptype_bad, drop::BAD_TYPE),
+            (hlen_small, drop::BAD_LENGTH),
+            (trim_bad, drop::BAD_TRIM),
+        ];
+        let conds_post = [
+            (code_bad, drop::UNSUPPORTED),
+            (syn_bad, drop::MALFORMED),
+            (ox_bad, drop::MALFORMED),
+        ];
+        let reg_conds = |n: &mut Net, cs: &[(N, u8)]| -> Vec<(N, u8)> {
+            cs.iter()
+                .map(|&(c, code)| (n.dff(c, None, 0), code))
+                .collect()
+        };
+        let vb_a = reg_conds(n, &conds_a);
+        let vb_b = reg_conds(n, &conds_b);
+        let vb_post = reg_conds(n, &conds_post);
+        let vb_len = r(n, len_bad);
+        let vb_trim = r(n, trimmed);
+        let vb_nfu = r(n, nfu);
+        let vb_v4 = r(n, v.v4);
+        let vb_sum0 = r(n, sums[0]);
+        let vb_sum1 = r(n, sums[1]);
+        let vb_is = [is_data, is_ack, is_nack, is_ctrl].map(|x| n.dff(x, None, 0));
+        let vb_plnz = r(n, pl_nz_b);
+        let vb_al = al.registered(n);
+        let vb_start = r(n, va_start);
+        let vb_nb = r(n, va_nb);
         let hl8 = n.resize(hbytes, 8);
         let mro8 = n.resize(v.mr_off, 8);
         let poff = n.add(mro8, hl8);
-        let v1_poff = r(n, poff);
-        let v1_plen = r(n, v.plen);
+        let vb_poff = r(n, poff);
+        let vb_plen = r(n, v.plen);
 
-        // V2: checksum, pre-ICV code.
-        let s0 = n.resize(v1_sum0, 20);
-        let s1 = n.resize(v1_sum1, 20);
+        // VC: the codes of the check groups, the record, the checksum sum, the payload job.
+        let vc_v = r(n, vb_v);
+        let pre_a = priority(n, &vb_a);
+        let vc_pre_a = r(n, pre_a);
+        let pre_b = priority(n, &vb_b);
+        let vc_pre_b = r(n, pre_b);
+        let post = priority(n, &vb_post);
+        let vc_post = r(n, post);
+        let vc_len = r(n, vb_len);
+        let vc_trim = r(n, vb_trim);
+        let vc_nfu = r(n, vb_nfu);
+        let vc_v4 = r(n, vb_v4);
+        let s0 = n.resize(vb_sum0, 20);
+        let s1 = n.resize(vb_sum1, 20);
         let sum = n.add(s0, s1);
-        let lo = n.slice(sum, 0, 16);
-        let hi = n.slice(sum, 16, 4);
+        let vc_sum = r(n, sum);
+        // Record fields (trimmed packets: MBH and encapsulation only).
+        let v2 = Views::from_aligned(n, &vb_al);
+        let [is_data, is_ack, is_nack, is_ctrl] = vb_is;
+        let ntr = n.not(vb_trim);
+        let meta = v2.meta(n, is_data, is_ack, is_nack, is_ctrl, vb_trim);
+        let vc_meta = r(n, meta);
+        let emit_pl = n.and_all(&[is_data, ntr, vb_plnz]);
+        let vc_emit = r(n, emit_pl);
+        // Payload job.
+        let hb = n.slice(vb_poff, l, 8 - l);
+        let hb_p = n.resize(hb, pw);
+        let hlm = n.slice(vb_poff, 0, l);
+        let pl17 = n.resize(vb_plen, 17);
+        let plr = n.addk(pl17, (KW - 1) as u64);
+        let nout = n.slice(plr, l, 17 - l);
+        let nout12 = n.resize(nout, 12);
+        let lastc = {
+            let m = n.slice(vb_plen, 0, l);
+            let z = n.eqk(m, 0);
+            let ml = n.resize(m, l + 1);
+            let kwc = n.lit(l + 1, KW as u64);
+            n.mux(z, kwc, ml)
+        };
+        let rd0 = n.add(vb_start, hb_p);
+        let nbp = n.resize(vb_nb, pw);
+        let jend = n.add(vb_start, nbp);
+        let job_rest = n.cat(&[rd0, jend, nout12, hlm, lastc]);
+        let vc_job = r(n, job_rest);
+
+        // VD: the IPv4 checksum fold; which codes are set.
+        let vd_v = r(n, vc_v);
+        let lo = n.slice(vc_sum, 0, 16);
+        let hi = n.slice(vc_sum, 16, 4);
         let lo17 = n.resize(lo, 17);
         let hi17 = n.resize(hi, 17);
         let f1 = n.add(lo17, hi17);
@@ -657,64 +753,83 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let f2 = n.add(f1lo, f1c16);
         let ck_ok = n.eqk(f2, 0xFFFF);
         let ck_bad0 = n.not(ck_ok);
-        let ck_bad = n.and(v1_v4, ck_bad0);
-        let a_nz = n.any(v1_pre_a);
+        let ck_bad = n.and(vc_v4, ck_bad0);
+        let vd_ck = r(n, ck_bad);
+        let a_nz = n.any(vc_pre_a);
+        let vd_anz = r(n, a_nz);
+        let b_nz = n.any(vc_pre_b);
+        let vd_bnz = r(n, b_nz);
+        let p_nz = n.any(vc_post);
+        let vd_pnz = r(n, p_nz);
+        let vd_pre_a = r(n, vc_pre_a);
+        let vd_pre_b = r(n, vc_pre_b);
+        let vd_post = r(n, vc_post);
+        let vd_len = r(n, vc_len);
+        let vd_trim = r(n, vc_trim);
+        let vd_nfu = r(n, vc_nfu);
+        let vd_meta = r(n, vc_meta);
+        let vd_emit = r(n, vc_emit);
+        let vd_job = r(n, vc_job);
+
+        // VE: the code before the ICV verdict (checks in order; untrimmed packets: the length check next), and
+        // the final code for either ICV verdict.
+        let ve_v = r(n, vd_v);
         let c_ck = n.lit(8, drop::BAD_IP_CHECKSUM as u64);
-        let ck_code = n.mux(ck_bad, c_ck, v1_pre_b);
-        let pre = n.mux(a_nz, v1_pre_a, ck_code);
-        // Untrimmed packets: the length check comes next.
-        let pre_nz = n.any(pre);
-        let ntr1 = n.not(v1_trim);
-        let len_nz = n.any(v1_len);
-        let use_len = n.and(ntr1, len_nz);
+        let ck_code = n.mux(vd_ck, c_ck, vd_pre_b);
+        let pre = n.mux(vd_anz, vd_pre_a, ck_code);
+        let pre_nz = n.or_all(&[vd_anz, vd_ck, vd_bnz]);
+        let ntr1 = n.not(vd_trim);
         let npre = n.not(pre_nz);
-        let use_len = n.and(use_len, npre);
-        let pre2 = n.mux(use_len, v1_len, pre);
-        let mut st_v = n.dff(v1_v, None, 0);
-        let mut st_pre = n.dff(pre2, None, 0);
-        let mut st_trim = n.dff(v1_trim, None, 0);
-        let mut st_post = n.dff(v1_post, None, 0);
-        let mut st_nfu = n.dff(v1_nfu, None, 0);
-        let mut st_meta = n.dff(v1_meta, None, 0);
-        let mut st_emit = n.dff(v1_emit, None, 0);
-        let mut st_icv = n.dff(v1_icv, None, 0);
-        let mut st_start = n.dff(v1_start, None, 0);
-        let mut st_nb = n.dff(v1_nb, None, 0);
-        let mut st_poff = n.dff(v1_poff, None, 0);
-        let mut st_plen = n.dff(v1_plen, None, 0);
-        // Delay to the CRC (V2 is stage 2; the CRC of the frame is in its FIFO by stage `lat`).
-        for _ in 2..lat {
-            st_v = n.dff(st_v, None, 0);
-            st_pre = n.dff(st_pre, None, 0);
-            st_trim = n.dff(st_trim, None, 0);
-            st_post = n.dff(st_post, None, 0);
-            st_nfu = n.dff(st_nfu, None, 0);
-            st_meta = n.dff(st_meta, None, 0);
-            st_emit = n.dff(st_emit, None, 0);
-            st_icv = n.dff(st_icv, None, 0);
-            st_start = n.dff(st_start, None, 0);
-            st_nb = n.dff(st_nb, None, 0);
-            st_poff = n.dff(st_poff, None, 0);
-            st_plen = n.dff(st_plen, None, 0);
-        }
-        // Final stage: the ICV verdict and the destination check.
-        let crc_pop = n.wire(1);
-        let (crc_head, _crc_cnt) = n.reg_fifo(16, crc_val, crc_ov, crc_pop);
-        n.drive(crc_pop, st_v);
-        let icv_ok = n.eq(crc_head, st_icv);
-        let icv_bad = n.not(icv_ok);
+        let use_len = n.and_all(&[ntr1, vd_len, npre]);
+        let c_bl = n.lit(8, drop::BAD_LENGTH as u64);
+        let pre2 = n.mux(use_len, c_bl, pre);
+        let pre2_nz = n.or(pre_nz, use_len);
         let z8 = n.lit(8, 0);
         let c_icv = n.lit(8, drop::BAD_ICV as u64);
         let c_nfu = n.lit(8, drop::NOT_FOR_US as u64);
-        let nfu_code = n.mux(st_nfu, c_nfu, z8);
-        let post_nz = n.any(st_post);
-        let untr = n.mux(post_nz, st_post, nfu_code);
-        let untr = n.mux(icv_bad, c_icv, untr);
-        let after = n.mux(st_trim, nfu_code, untr);
-        let pre_nz = n.any(st_pre);
-        let code = n.mux(pre_nz, st_pre, after);
-        let ok = n.eqk(code, 0);
-        let emit = n.and(ok, st_emit);
+        let nfu_code = n.mux(vd_nfu, c_nfu, z8);
+        let untr_good = n.mux(vd_pnz, vd_post, nfu_code);
+        let after_good = n.mux(vd_trim, nfu_code, untr_good);
+        let after_bad = n.mux(vd_trim, nfu_code, c_icv);
+        let code_good = n.mux(pre2_nz, pre2, after_good);
+        let code_bad = n.mux(pre2_nz, pre2, after_bad);
+        let ve_cg = r(n, code_good);
+        let ve_cb = r(n, code_bad);
+        let ve_meta = r(n, vd_meta);
+        let ve_emit = r(n, vd_emit);
+        let ve_job = r(n, vd_job);
+
+        // VF: which of the two would emit the payload.
+        let ok_g = n.eqk(ve_cg, 0);
+        let ok_b = n.eqk(ve_cb, 0);
+        let eg = n.and(ok_g, ve_emit);
+        let eb = n.and(ok_b, ve_emit);
+        let mut st_v = r(n, ve_v);
+        let mut st_cg = r(n, ve_cg);
+        let mut st_cb = r(n, ve_cb);
+        let mut st_eg = r(n, eg);
+        let mut st_eb = r(n, eb);
+        let mut st_meta = r(n, ve_meta);
+        let mut st_job = r(n, ve_job);
+        // Delay to the CRC: VF is stage 7 after the S stage; the frame's CRC is at its FIFO's head at
+        // stage `lat + 3`.
+        assert!(lat >= 4);
+        for _ in 7..lat + 3 {
+            st_v = r(n, st_v);
+            st_cg = r(n, st_cg);
+            st_cb = r(n, st_cb);
+            st_eg = r(n, st_eg);
+            st_eb = r(n, st_eb);
+            st_meta = r(n, st_meta);
+            st_job = r(n, st_job);
+        }
+        // Final stage: the ICV verdict picks the code.
+        let crc_pop = n.wire(1);
+        let (crc_head, _crc_cnt) = n.shift_fifo(16, crc_val, crc_ov, crc_pop);
+        n.drive(crc_pop, st_v);
+        let icv_ok = n.eq(crc_head, st_icv);
+        let code = n.mux(icv_ok, st_cg, st_cb);
+        let emit = n.mux(icv_ok, st_eg, st_eb);
         let (dofs, dw) = crate::rx::parse_meta::meta_field("drop");
         let meta_lo = n.slice(st_meta, 0, dofs);
         let mb = meta_bits();
@@ -724,27 +839,8 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         } else {
             n.cat(&[meta_lo, code])
         };
-        // Payload job.
-        let hb = n.slice(st_poff, l, 8 - l);
-        let hb_p = n.resize(hb, pw);
-        let hlm = n.slice(st_poff, 0, l);
-        let pl17 = n.resize(st_plen, 17);
-        let plr = n.addk(pl17, (KW - 1) as u64);
-        let nout = n.slice(plr, l, 17 - l);
-        let nout12 = n.resize(nout, 12);
-        let lastc = {
-            let m = n.slice(st_plen, 0, l);
-            let z = n.eqk(m, 0);
-            let ml = n.resize(m, l + 1);
-            let kwc = n.lit(l + 1, KW as u64);
-            n.mux(z, kwc, ml)
-        };
-        let rd0 = n.add(st_start, hb_p);
-        let nbp = n.resize(st_nb, pw);
-        let jend = n.add(st_start, nbp);
-        let job = n.cat(&[emit, rd0, jend, nout12, hlm, lastc]);
+        let job = n.cat(&[emit, st_job]);
         let desc = n.cat(&[meta_f, job]);
-
         // ================= descriptor FIFO, meta output =================
         let dpop = n.wire(1);
         let (dhead, dcnt) = n.reg_fifo(DESC_FIFO, desc, st_v, dpop);
@@ -920,8 +1016,20 @@ struct Views {
     fh: Vec<N>,
 }
 
-impl Views {
-    fn new(n: &mut Net, fh: &[N]) -> Self {
+/// A frame header realigned to its layout: the layout flags, the IP header bytes and the layer-4 bytes at fixed
+/// positions, and the Ethernet header bytes.
+struct Aligned {
+    tagged: N,
+    v4: N,
+    v6: N,
+    ipb: Vec<N>,
+    l4: Vec<N>,
+    fh: Vec<N>,
+}
+
+impl Aligned {
+    /// The layout flags (tagged, IPv4, IPv6) from the Ethernet header bytes.
+    fn flags(n: &mut Net, fh: &[N]) -> (N, N, N) {
         let e = &lay::ETHERNET;
         let et = field_get(n, fh, e, 0, "ethertype");
         let tagged = n.eqk(et, ethernet::EtherType::VLAN as u64);
@@ -929,17 +1037,20 @@ impl Views {
         let et2 = n.mux(tagged, inner, et);
         let v4 = n.eqk(et2, ethernet::EtherType::IPV4 as u64);
         let v6 = n.eqk(et2, ethernet::EtherType::IPV6 as u64);
+        (tagged, v4, v6)
+    }
+
+    fn new(n: &mut Net, fh: &[N]) -> Self {
+        let (tagged, v4, v6) = Self::flags(n, fh);
+        Self::with_flags(n, fh, [tagged, v4, v6])
+    }
+
+    /// The realignment with the layout flags given (decoded earlier).
+    fn with_flags(n: &mut Net, fh: &[N], flags: [N; 3]) -> Self {
+        let [tagged, v4, v6] = flags;
         let vlan = tagged;
         let e14 = ethernet::field::HEADER_LEN;
         let e18 = ethernet::field::VLAN_HEADER_LEN;
-        let c14 = n.lit(8, e14 as u64);
-        let c18 = n.lit(8, e18 as u64);
-        let ip_off = n.mux(vlan, c18, c14);
-        let i20 = n.lit(8, ipv4::field::HEADER_LEN as u64);
-        let i40 = n.lit(8, ipv6::field::HEADER_LEN as u64);
-        let ip_hl = n.mux(v6, i40, i20);
-        let udp_off = n.add(ip_off, ip_hl);
-        let mr_off = n.addk(udp_off, udp::field::HEADER_LEN as u64);
         let nip = MAX_HDR - e18;
         let ipb: Vec<N> = (0..nip)
             .map(|k| n.mux(vlan, fh[e18 + k], fh[e14 + k]))
@@ -954,6 +1065,46 @@ impl Views {
                 )
             })
             .collect();
+        Aligned {
+            tagged,
+            v4,
+            v6,
+            ipb,
+            l4,
+            fh: fh[..e18].to_vec(),
+        }
+    }
+
+    /// The same, registered (one cycle later).
+    fn registered(&self, n: &mut Net) -> Self {
+        let mut r = |xs: &[N]| -> Vec<N> { xs.iter().map(|&x| n.dff(x, None, 0)).collect() };
+        let flags = r(&[self.tagged, self.v4, self.v6]);
+        Aligned {
+            tagged: flags[0],
+            v4: flags[1],
+            v6: flags[2],
+            ipb: r(&self.ipb),
+            l4: r(&self.l4),
+            fh: r(&self.fh),
+        }
+    }
+}
+
+impl Views {
+    fn from_aligned(n: &mut Net, a: &Aligned) -> Self {
+        let (tagged, v4, v6) = (a.tagged, a.v4, a.v6);
+        let vlan = tagged;
+        let (ipb, l4, fh) = (a.ipb.clone(), a.l4.clone(), a.fh.clone());
+        let e14 = ethernet::field::HEADER_LEN;
+        let e18 = ethernet::field::VLAN_HEADER_LEN;
+        let c14 = n.lit(8, e14 as u64);
+        let c18 = n.lit(8, e18 as u64);
+        let ip_off = n.mux(vlan, c18, c14);
+        let i20 = n.lit(8, ipv4::field::HEADER_LEN as u64);
+        let i40 = n.lit(8, ipv6::field::HEADER_LEN as u64);
+        let ip_hl = n.mux(v6, i40, i20);
+        let udp_off = n.add(ip_off, ip_hl);
+        let mr_off = n.addk(udp_off, udp::field::HEADER_LEN as u64);
         let (h4, h6) = (&lay::IPV4, &lay::IPV6);
         let ver4 = field_get(n, &ipb, h4, 0, "version");
         let ver6 = field_get(n, &ipb, h6, 0, "version");
@@ -1057,7 +1208,7 @@ impl Views {
             ox_wlog,
             ox_mtu,
             ox_scid,
-            fh: fh.to_vec(),
+            fh,
         }
     }
 

@@ -17,16 +17,23 @@
 //! `payload_len`; `tkeep`/`tlast` are not used); `m_axis_tx_{tdata, tkeep, tlast, tuser (0), tvalid, tready}`;
 //! config `cfg_mac`, `cfg_ipv4`, `cfg_ipv6`, `cfg_udp_port`, `cfg_ttl`.
 //!
-//! Pipeline: header record → H1 (registered) → H2 (lengths, IPv4 checksum; the frame being formed) →
-//! formation (header bytes and payload realigned to the header length, one frame beat per cycle) → F register
-//! → output FIFO (16 beats) and the ICV CRC ([`crate::common::crc`]) → the ICV is ORed into its beat(s) at the
-//! FIFO output from a 16-entry ICV FIFO. Throughput: one frame beat per cycle, back-to-back frames with no idle
-//! beat between them; a frame's ICV beat waits for its CRC (latency 6 cycles at 512 bits) only while the output FIFO holds
-//! fewer beats than that latency (after a pause), after which the stream runs at one beat per cycle. Latency
-//! from header to first output beat: 4 cycles when the FIFO is empty (plus the ICV wait for one-beat frames).
+//! Pipeline: header record → H1 (registered) → HA (lengths from tables of type header, Open extension and
+//! layout; the IPv4 checksum's sum of the words other than the total length) → H2 (the frame being formed: its
+//! header bytes with the folded checksum, and its per-frame constants: beat positions of the header end, the
+//! payload, the ICV, the CRC framing) → formation (header bytes and payload realigned to the header length,
+//! one frame beat per cycle; whether the beat is the last and whether it takes a payload beat are registers
+//! updated with the beat counter) → F register → output FIFO (16 beats) and the ICV CRC
+//! ([`crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]) → the ICV is ORed into its beat(s) at the
+//! FIFO output from a 16-entry ICV FIFO (both FIFOs shift towards their head, so their heads are registers).
+//! Throughput: one frame beat per cycle, back-to-back frames with no idle beat between them (H1 and HA take a
+//! new header in the cycle the next stage frees); a frame's ICV beat waits for its CRC (latency 6 cycles at
+//! 512 bits) only while the output FIFO holds fewer beats than that latency (after a pause), after which the
+//! stream runs at one beat per cycle. Latency from header to first output beat: 5 cycles when the FIFO is
+//! empty (plus the ICV wait for one-beat frames). Logic depth (`cargo xtask synth`, UltraScale+): 8 LUT
+//! levels at 512 bits, 10 at 1024 (the CRC's 1024-bit data term and the 1024-bit beat merge).
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_pipeline, crc_prep, lb};
+use crate::common::crc::{crc_prep, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::parse_meta::{meta_bits, meta_get, HdrWriter};
@@ -273,13 +280,15 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let cfg_port = n.input("cfg_udp_port", 16);
         let cfg_ttl = n.input("cfg_ttl", 8);
 
-        // ---- H1: the registered header record.
+        // ---- H1: the registered header record; HA: its lengths and partial checksum; H2: the frame being
+        // formed (its header bytes and per-frame constants).
         let h1_v = n.reg(1, 0);
         let h1_m = n.reg(mb, 0);
+        let ha_v = n.reg(1, 0);
         let h2_v = n.reg(1, 0);
         let fire_last = n.wire(1);
 
-        // ---- derived lengths from H1.
+        // ---- H1 -> HA: lengths from tables of (type header, Open extension, layout).
         let m1 = h1_m;
         let vlan1 = meta_get(&mut n, m1, "vlan");
         let v61 = meta_get(&mut n, m1, "ipv6");
@@ -292,44 +301,109 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let is_imm_a = n.eqk(op1, metaroce_proto::wire::Opcode::WriteImm as u64);
         let is_imm_b = n.eqk(op1, metaroce_proto::wire::Opcode::SendImm as u64);
         let is_imm = n.or(is_imm_a, is_imm_b);
-        let c_d = n.lit(8, data_hl);
-        let c_di = n.lit(8, data_hl_imm);
-        let c_ack = n.lit(8, lay::ACK.len as u64);
-        let c_nack = n.lit(8, lay::NACK.len as u64);
-        let c_ctrl = n.lit(8, lay::CTRL.len as u64);
-        let ty_d = n.mux(is_imm, c_di, c_d);
-        // ptype 1..4 (metaroce_proto::wire::PacketType): DATA, ACK, NACK, CTRL.
-        let ty_len = n.sel(ptype1, &[c_d, ty_d, c_ack, c_nack, c_ctrl]);
-        let c_ox = n.lit(8, lay::OPEN.len as u64);
-        let z8 = n.lit(8, 0);
-        let oxl = n.mux(ox1, c_ox, z8);
-        let mr0 = n.addk(ty_len, mbh::field::HEADER_LEN as u64);
-        let mr_len = n.add(mr0, oxl);
-        let c_e14 = n.lit(8, eth_len(false) as u64);
-        let c_e18 = n.lit(8, eth_len(true) as u64);
-        let el = n.mux(vlan1, c_e18, c_e14);
-        let c_i20 = n.lit(8, ip_len(false) as u64);
-        let c_i40 = n.lit(8, ip_len(true) as u64);
-        let il = n.mux(v61, c_i40, c_i20);
-        let l_len0 = n.add(el, il);
-        let l_len = n.addk(l_len0, udp::field::HEADER_LEN as u64);
-        let hl = n.add(l_len, mr_len);
-        let mr16 = n.resize(mr_len, 16);
-        let u0 = n.add(mr16, plen1);
-        let udp_len = n.addk(u0, (udp::field::HEADER_LEN + 4) as u64);
-        // IPv4 checksum over the header with checksum 0 (MR-ENC-9).
+        // A value of the type header length (ptype 1..4: DATA with or without immediate, ACK, NACK, CTRL;
+        // 0 for others), the Open extension and the layout, as a table of constants.
+        let ptype_ok = n.ultk(ptype1, 5);
+        let table = |n: &mut Net, f: &dyn Fn(u64, bool, bool, bool) -> u64| -> N {
+            let mut per = Vec::new();
+            for &(vl, six) in &LAYOUTS {
+                for o in [false, true] {
+                    let ks: Vec<N> = [
+                        data_hl,
+                        data_hl_imm,
+                        lay::ACK.len as u64,
+                        lay::NACK.len as u64,
+                        lay::CTRL.len as u64,
+                        0,
+                    ]
+                    .iter()
+                    .map(|&t| n.lit(8, f(t, o, vl, six) & 0xFF))
+                    .collect();
+                    let td = n.mux(is_imm, ks[1], ks[0]);
+                    let opts = [ks[0], td, ks[2], ks[3], ks[4]];
+                    let s = n.sel(ptype1, &opts);
+                    per.push(n.mux(ptype_ok, s, ks[5]));
+                }
+            }
+            let idx = n.cat(&[ox1, vlan1, v61]);
+            n.sel(idx, &per)
+        };
+        let mr_of = |t: u64, o: bool| {
+            (mbh::field::HEADER_LEN as u64 + t + if o { lay::OPEN.len as u64 } else { 0 }) & 0xFF
+        };
+        let l_of =
+            |vl: bool, six: bool| (eth_len(vl) + ip_len(six) + udp::field::HEADER_LEN) as u64;
+        let mr_len = table(&mut n, &|t, o, _, _| mr_of(t, o));
+        let hl = table(&mut n, &|t, o, vl, six| l_of(vl, six) + mr_of(t, o));
+        let u12 = table(&mut n, &|t, o, _, _| {
+            mr_of(t, o) + (udp::field::HEADER_LEN + 4) as u64
+        });
+        let t32 = table(&mut n, &|t, o, _, _| {
+            mr_of(t, o) + (udp::field::HEADER_LEN + 4 + ipv4::field::HEADER_LEN) as u64
+        });
+        let u12_16 = n.resize(u12, 16);
+        let udp_len = n.add(u12_16, plen1);
+        let t32_16 = n.resize(t32, 16);
+        let tl1 = n.add(t32_16, plen1);
+        let plen17 = n.resize(plen1, 17);
+        let hl17 = n.resize(hl, 17);
+        let end1 = n.add(hl17, plen17);
+        // IPv4 checksum (MR-ENC-9): the words other than the total length summed here (checksum field 0).
         let z16 = n.lit(16, 0);
-        let v4b = Self::ipv4_bytes(&mut n, m1, udp_len, cfg_ttl, cfg_ipv4, z16);
-        let mut acc: Option<N> = None;
-        for k in 0..v4b.len() / 2 {
-            let word = n.cat(&[v4b[2 * k + 1], v4b[2 * k]]);
-            let w20 = n.resize(word, 20);
-            acc = Some(match acc {
-                None => w20,
-                Some(a) => n.add(a, w20),
-            });
+        let v4b = Self::ipv4_bytes(&mut n, m1, z16, cfg_ttl, cfg_ipv4, z16);
+        let tl_word = lay::IPV4.field("total_len").expect("total_len").offset / 2;
+        let mut words: Vec<N> = (0..v4b.len() / 2)
+            .filter(|&k| k != tl_word)
+            .map(|k| {
+                let word = n.cat(&[v4b[2 * k + 1], v4b[2 * k]]);
+                n.resize(word, 20)
+            })
+            .collect();
+        while words.len() > 1 {
+            words = words
+                .chunks(2)
+                .map(|c| {
+                    if c.len() == 2 {
+                        n.add(c[0], c[1])
+                    } else {
+                        c[0]
+                    }
+                })
+                .collect();
         }
-        let sum = acc.expect("ipv4 words");
+        let psum = words[0];
+
+        // ---- HA registers and the handshakes of H1, HA, H2.
+        let ha_m = n.reg(mb, 0);
+        let nh2 = n.not(h2_v);
+        let free2 = n.or(nh2, fire_last);
+        let ha_take = n.and(ha_v, free2);
+        let nha = n.not(ha_v);
+        let ha_free = n.or(nha, free2);
+        let h1_take = n.and(h1_v, ha_free);
+        let ha_ld = |n: &mut Net, x: N| n.dff(x, Some(h1_take), 0);
+        n.set_d(ha_m, h1_m, Some(h1_take));
+        let ha_mr = ha_ld(&mut n, mr_len);
+        let ha_hl = ha_ld(&mut n, hl);
+        let ha_udp = ha_ld(&mut n, udp_len);
+        let ha_tl = ha_ld(&mut n, tl1);
+        let ha_end = ha_ld(&mut n, end1);
+        let ha_psum = ha_ld(&mut n, psum);
+        let ha_next = n.mux(ha_free, h1_v, ha_v);
+        n.set_d(ha_v, ha_next, None);
+        let h2_next = n.mux(free2, ha_v, h2_v);
+        n.set_d(h2_v, h2_next, None);
+        let nh1 = n.not(h1_v);
+        let hdr_rdy = n.or(nh1, ha_free);
+        n.output("s_axis_hdr_tready", hdr_rdy);
+        let h1_next = n.mux(hdr_rdy, hdr_v, h1_v);
+        n.set_d(h1_v, h1_next, None);
+        let h1_load = n.and(hdr_rdy, hdr_v);
+        n.set_d(h1_m, hdr, Some(h1_load));
+
+        // ---- HA -> H2: the checksum, the header bytes, the per-frame constants of the formation.
+        let s20 = n.resize(ha_tl, 20);
+        let sum = n.add(ha_psum, s20);
         let lo = n.slice(sum, 0, 16);
         let hi = n.slice(sum, 16, 4);
         let f1 = n.resize(lo, 17);
@@ -339,37 +413,9 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let s1c = n.slice(s1, 16, 1);
         let s1c16 = n.resize(s1c, 16);
         let s2 = n.add(s1lo, s1c16);
-        let csum1 = n.not(s2);
-        let plen17 = n.resize(plen1, 17);
-        let hl17 = n.resize(hl, 17);
-        let end1 = n.add(hl17, plen17);
-
-        // ---- H2: the frame being formed.
-        let h2_m = n.reg(mb, 0);
-        let h2_csum = n.reg(16, 0);
-        let h2_hl = n.reg(8, 0);
-        let h2_udp = n.reg(16, 0);
-        let h2_end = n.reg(17, 0);
-        let nh2 = n.not(h2_v);
-        let free2 = n.or(nh2, fire_last);
-        let h1_take = n.and(h1_v, free2);
-        n.set_d(h2_m, h1_m, Some(h1_take));
-        n.set_d(h2_csum, csum1, Some(h1_take));
-        n.set_d(h2_hl, hl, Some(h1_take));
-        n.set_d(h2_udp, udp_len, Some(h1_take));
-        n.set_d(h2_end, end1, Some(h1_take));
-        let h2_next = n.mux(free2, h1_v, h2_v);
-        n.set_d(h2_v, h2_next, None);
-        let nh1 = n.not(h1_v);
-        let hdr_rdy = n.or(nh1, h1_take);
-        n.output("s_axis_hdr_tready", hdr_rdy);
-        let h1_next = n.mux(hdr_rdy, hdr_v, h1_v);
-        n.set_d(h1_v, h1_next, None);
-        let h1_load = n.and(hdr_rdy, hdr_v);
-        n.set_d(h1_m, hdr, Some(h1_load));
-
-        // ---- header bytes of the H2 frame.
-        let m = h2_m;
+        let csum_a = n.not(s2);
+        // ---- header bytes of the frame in HA (registered in H2).
+        let m = ha_m;
         let vlan = meta_get(&mut n, m, "vlan");
         let v6 = meta_get(&mut n, m, "ipv6");
         let layout = n.cat(&[vlan, v6]);
@@ -379,15 +425,7 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let ia = n.eqk(op, metaroce_proto::wire::Opcode::WriteImm as u64);
         let ib = n.eqk(op, metaroce_proto::wire::Opcode::SendImm as u64);
         let imm = n.or(ia, ib);
-        let hlen_w = n.slice(h2_hl, 0, 8);
-        let l_len_w = {
-            let e = n.mux(vlan, c_e18, c_e14);
-            let i = n.mux(v6, c_i40, c_i20);
-            let s = n.add(e, i);
-            n.addk(s, udp::field::HEADER_LEN as u64)
-        };
-        let mr_len_w = n.sub(hlen_w, l_len_w);
-        let hlen_words = n.slice(mr_len_w, 2, 6);
+        let hlen_words = n.slice(ha_mr, 2, 6);
         let hlen_field = n.name(hlen_words, "hlen");
 
         // MetaRoCE part: one variant per type header (DATA, DATA+imm, ACK, NACK, CTRL), OX after it.
@@ -499,8 +537,8 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let mr_bytes: Vec<N> = (0..mr_max).map(|k| n.slice(mr_all, 8 * k, 8)).collect();
 
         // Layer 2-4 per layout, then the whole header per layout.
-        let csum = h2_csum;
-        let udp_l = h2_udp;
+        let csum = csum_a;
+        let udp_l = ha_udp;
         let mut hdrs = Vec::new();
         for &(vl, six) in &LAYOUTS {
             let e = if vl {
@@ -567,53 +605,97 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         }
         let hdr_all = n.sel(layout, &hdrs);
 
-        // ---- formation: one frame beat per cycle.
-        let fb = n.reg(12, 0);
-        let prev = n.reg(DW, 0);
-        let end = h2_end;
-        let hl8 = h2_hl;
-        let hlm = n.slice(hl8, 0, l);
-        let hb = n.slice(hl8, l, 8 - l);
-        let hb12 = n.resize(hb, 12);
+        // ---- H2 registers: the header bytes and the per-frame constants (loaded with the frame).
+        let h2_ld = |n: &mut Net, x: N| n.dff(x, Some(ha_take), 0);
+        let h2_hdr = h2_ld(&mut n, hdr_all);
+        let h2_layout = h2_ld(&mut n, layout);
+        let h2_vlan = h2_ld(&mut n, vlan);
+        let end = ha_end;
+        let hl8 = ha_hl;
+        let hlm_a = n.slice(hl8, 0, l);
+        let h2_hlm = h2_ld(&mut n, hlm_a);
+        let b12 = |n: &mut Net, x: N| {
+            let w = n.width(x);
+            let s = n.slice(x, l, w - l);
+            n.resize(s, 12)
+        };
+        let hb12 = b12(&mut n, hl8);
         let plen = meta_get(&mut n, m, "payload_len");
         let pl17 = n.resize(plen, 17);
         let pl_r = n.addk(pl17, (KW - 1) as u64);
-        let npay = n.slice(pl_r, l, 17 - l);
-        let npay12 = n.resize(npay, 12);
-        let kidx = n.sub(fb, hb12);
-        let ge_hb = {
-            let lt = n.ult(fb, hb12);
-            n.not(lt)
-        };
-        let k_lt = n.ult(kidx, npay12);
-        let need_pay = n.and(ge_hb, k_lt);
+        let npay12 = b12(&mut n, pl_r);
         let e4 = n.addk(end, 4);
-        let e4r = n.addk(e4, (KW - 1) as u64);
-        let nbeats = n.slice(e4r, l, 17 - l);
-        let nbeats12 = n.resize(nbeats, 12);
-        let nbm1 = n.addk(nbeats12, 0xFFF);
-        let is_last = n.eq(fb, nbm1);
+        let e3 = n.addk(end, 3);
+        let nbm1 = b12(&mut n, e3); // beats - 1 (the last beat index)
+        let end_b12 = b12(&mut n, end);
+        let em1 = n.addk(end, (1u64 << 17) - 1);
+        let lcb12 = b12(&mut n, em1);
+        let lcb = n.slice(em1, l, 17 - l);
+        let lcb17 = n.resize(lcb, 17);
+        let lsh = n.lit(17, l as u64);
+        let lcbs = n.shl(lcb17, lsh);
+        let eib = n.sub(end, lcbs);
+        let eib = n.slice(eib, 0, l + 1);
+        let e4_b12 = b12(&mut n, e4);
+        let hl_lo = n.slice(hl8, 0, l);
+        let end_lo = n.slice(end, 0, l);
+        let e4_lo = n.slice(e4, 0, l);
+        let th_hl = n.thermo(hl_lo, KW);
+        let th_end = n.thermo(end_lo, KW);
+        let th_e4 = n.thermo(e4_lo, KW);
+        let e4_rel = n.slice(e4, 0, l + 2);
+        let pe = n.add(hb12, npay12);
+        let pe1 = n.addk(pe, 0xFFF);
+        let hb1 = n.addk(hb12, 0xFFF);
+        let nbm2 = n.addk(nbm1, 0xFFF);
+        let npay_nz = n.any(npay12);
+        let hb_z = n.eqk(hb12, 0);
+        let np0 = n.and(hb_z, npay_nz);
+        let last0 = n.eqk(nbm1, 0);
+        let [h2_hb, h2_nbm1, h2_end_b, h2_lcb, h2_e4_b, h2_pe1, h2_hb1, h2_nbm2] =
+            [hb12, nbm1, end_b12, lcb12, e4_b12, pe1, hb1, nbm2].map(|x| h2_ld(&mut n, x));
+        let [h2_eib, h2_th_hl, h2_th_end, h2_th_e4, h2_e4_rel, h2_npnz] =
+            [eib, th_hl, th_end, th_e4, e4_rel, npay_nz].map(|x| h2_ld(&mut n, x));
+
+        // ---- formation: one frame beat per cycle. `last_r` and `pay_r` say whether beat `fb` is the frame's
+        // last and whether it takes a payload beat (kept as registers, updated with `fb`).
+        let fb = n.reg(12, 0);
+        let prev = n.reg(DW, 0);
+        let last_r = n.reg(1, 0);
+        let pay_r = n.reg(1, 0);
         // Room: the FIFO holds at most OUT_FIFO beats; one may be in the F register.
         let cnt_w = n.wire(OUT_FIFO.trailing_zeros() as usize + 1);
         let room = n.ultk(cnt_w, (OUT_FIFO - 1) as u64);
-        let npv = n.not(need_pay);
+        let npv = n.not(pay_r);
         let pay_ok = n.or(npv, pay_v);
         let go = n.and(h2_v, room);
         let fire = n.and(go, pay_ok);
-        let pay_rdy = n.and(go, need_pay);
+        let pay_rdy = n.and(go, pay_r);
         n.output("s_axis_pay_tready", pay_rdy);
-        let pop_pay = n.and(fire, need_pay);
+        let pop_pay = n.and(fire, pay_r);
         n.set_d(prev, pay, Some(pop_pay));
-        let fl = n.and(fire, is_last);
+        let fl = n.and(fire, last_r);
         n.drive(fire_last, fl);
         let fb1 = n.addk(fb, 1);
         let z12 = n.lit(12, 0);
-        let fb_next = n.mux(is_last, z12, fb1);
+        let fb_next = n.mux(last_r, z12, fb1);
         n.set_d(fb, fb_next, Some(fire));
+        let at_nbm2 = n.eq(fb, h2_nbm2);
+        let at_hb1 = n.eq(fb, h2_hb1);
+        let at_pe1 = n.eq(fb, h2_pe1);
+        let n_pe = n.not(at_pe1);
+        let stay = n.and(pay_r, n_pe);
+        let pay_adv = n.mux(at_hb1, h2_npnz, stay);
+        let l1 = n.mux(fire, at_nbm2, last_r);
+        let l2 = n.mux(ha_take, last0, l1);
+        n.set_d(last_r, l2, None);
+        let p1 = n.mux(fire, pay_adv, pay_r);
+        let p2 = n.mux(ha_take, np0, p1);
+        n.set_d(pay_r, p2, None);
 
         // Payload realigned to the header length.
         let sh_w = l + 4;
-        let hlm_x = n.resize(hlm, sh_w);
+        let hlm_x = n.resize(h2_hlm, sh_w);
         let z3 = n.lit(3, 0);
         let sh_cur = n.cat(&[z3, hlm_x]);
         let sh_cur = n.slice(sh_cur, 0, sh_w);
@@ -625,12 +707,20 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let b = n.shr(prev, sh_prev);
         let merged = n.or(a, b);
         // Header bytes of this beat.
-        let hbeats: Vec<N> = (0..nh).map(|i| n.slice(hdr_all, i * DW, DW)).collect();
+        let hbeats: Vec<N> = (0..nh).map(|i| n.slice(h2_hdr, i * DW, DW)).collect();
         let hbeat = n.sel(fb, &hbeats);
-        let hl17b = n.resize(hl8, 17);
-        let is_hdr = byte_lt(&mut n, KW, fb, hl17b);
-        let is_pay = byte_lt(&mut n, KW, fb, end);
-        let keep = byte_lt(&mut n, KW, fb, e4);
+        // Per byte: frame position < x, from the beat of x (`xb`) and the thermometer of its low bits.
+        let lt_bytes = |n: &mut Net, xb: N, th: N| {
+            let lt = n.ult(fb, xb);
+            let eq = n.eq(fb, xb);
+            let all = n.rep(lt, KW);
+            let eqm = n.rep(eq, KW);
+            let th2 = n.and(th, eqm);
+            n.or(all, th2)
+        };
+        let is_hdr = lt_bytes(&mut n, h2_hb, h2_th_hl);
+        let is_pay = lt_bytes(&mut n, h2_end_b, h2_th_end);
+        let keep = lt_bytes(&mut n, h2_e4_b, h2_th_e4);
         let bytes: Vec<N> = (0..KW)
             .map(|i| {
                 let h = n.slice(hbeat, 8 * i, 8);
@@ -643,42 +733,29 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
             })
             .collect();
         let beat = n.cat(&bytes);
+        let is_last = last_r;
         // ICV position in this beat.
-        let end_b = n.slice(end, l, 17 - l);
-        let end_b12 = n.resize(end_b, 12);
-        let e3 = n.addk(end, 3);
-        let e3_b = n.slice(e3, l, 17 - l);
-        let e3_b12 = n.resize(e3_b, 12);
-        let lt_eb = n.ult(fb, end_b12);
+        let lt_eb = n.ult(fb, h2_end_b);
         let ge_eb = n.not(lt_eb);
-        let gt_e3 = n.ult(e3_b12, fb);
+        let gt_e3 = n.ult(h2_nbm1, fb);
         let le_e3 = n.not(gt_e3);
         let has_icv = n.and(ge_eb, le_e3);
-        let fb17 = n.resize(fb, 17);
-        let lsh = n.lit(17, l as u64);
-        let fbs = n.shl(fb17, lsh);
-        let rel = n.sub(e4, fbs);
-        let relp4 = n.slice(rel, 0, l + 2);
+        let fb_lo = n.slice(fb, 0, 2);
+        let z_l = n.lit(l, 0);
+        let fbs = n.cat(&[z_l, fb_lo]);
+        let relp4 = n.sub(h2_e4_rel, fbs);
         // CRC framing of this beat.
-        let em1 = n.addk(end, (1u64 << 17) - 1);
-        let lcb = n.slice(em1, l, 17 - l);
-        let lcb12 = n.resize(lcb, 12);
-        let gt_l = n.ult(lcb12, fb);
+        let gt_l = n.ult(h2_lcb, fb);
         let crc_v = n.not(gt_l);
-        let crc_last = n.eq(fb, lcb12);
-        let lcb17 = n.resize(lcb, 17);
-        let lcbs = n.shl(lcb17, lsh);
-        let eib = n.sub(end, lcbs);
-        let eib = n.slice(eib, 0, l + 1);
+        let crc_last = n.eq(fb, h2_lcb);
         let kwl = n.lit(l + 1, KW as u64);
-        let crc_end = n.mux(crc_last, eib, kwl);
+        let crc_end = n.mux(crc_last, h2_eib, kwl);
         let crc_first = n.eqk(fb, 0);
         let c14 = n.lit(l + 1, eth_len(false) as u64);
         let c18 = n.lit(l + 1, eth_len(true) as u64);
-        let start = n.mux(vlan, c18, c14);
-        let ones = beat_masks(&mut n, KW, nh, layout, fb, |a, b| icv_masked(a, b).0);
-        let nib = beat_masks(&mut n, KW, nh, layout, fb, |a, b| icv_masked(a, b).1);
-
+        let start = n.mux(h2_vlan, c18, c14);
+        let ones = beat_masks(&mut n, KW, nh, h2_layout, fb, |a, b| icv_masked(a, b).0);
+        let nib = beat_masks(&mut n, KW, nh, h2_layout, fb, |a, b| icv_masked(a, b).1);
         // ---- F register.
         let f_v = n.dff(fire, None, 0);
         let f_data = n.dff(beat, None, 0);
@@ -698,15 +775,15 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         // ---- ICV CRC.
         let cd = or_nibbles(&mut n, KW, f_data, f_nib);
         let (pd, zeros) = crc_prep(&mut n, KW, f_cfirst, f_start, f_cend, f_ones, cd);
-        let (icv_v, icv) = crc_pipeline(&mut n, KW, f_cv, f_cfirst, f_clast, zeros, pd);
+        let (icv_v, icv) = crc_pipeline_flat(&mut n, KW, f_cv, f_cfirst, f_clast, zeros, pd);
 
         // ---- output FIFO + ICV FIFO.
         let entry = n.cat(&[f_data, f_keep, f_last, f_icv, f_rel]);
         let pop = n.wire(1);
-        let (head, cnt) = n.reg_fifo(OUT_FIFO, entry, f_v, pop);
+        let (head, cnt) = n.shift_fifo(OUT_FIFO, entry, f_v, pop);
         n.drive(cnt_w, cnt);
         let icv_pop = n.wire(1);
-        let (icv_head, icv_cnt) = n.reg_fifo(OUT_FIFO, icv, icv_v, icv_pop);
+        let (icv_head, icv_cnt) = n.shift_fifo(OUT_FIFO, icv, icv_v, icv_pop);
         let h_data = n.slice(head, 0, DW);
         let h_keep = n.slice(head, DW, KW);
         let h_last = n.bit(head, DW + KW);
@@ -771,4 +848,137 @@ pub fn blocks() -> Vec<BlockSpec> {
             },
         },
     ]
+}
+
+/// A 32x32 GF(2) matrix as the images of the 32 input bits (CRC register maps).
+type Mat32 = [u32; 32];
+
+fn mat_apply(m: &Mat32, x: u32) -> u32 {
+    (0..32)
+        .filter(|&i| x >> i & 1 == 1)
+        .fold(0, |a, i| a ^ m[i])
+}
+
+/// The map "advance a raw CRC register over `n` zero bytes".
+fn zero_adv(n: usize) -> Mat32 {
+    let z = vec![0u8; n];
+    core::array::from_fn(|i| crate::common::crc::raw(1 << i, &z))
+}
+
+/// Inverse of an invertible matrix (Gauss-Jordan over GF(2)).
+fn mat_invert(m: &Mat32) -> Mat32 {
+    let mut a: [u64; 32] = core::array::from_fn(|o| {
+        let mut row = 0u64;
+        for (i, c) in m.iter().enumerate() {
+            if c >> o & 1 == 1 {
+                row |= 1 << i;
+            }
+        }
+        row | (1u64 << (32 + o))
+    });
+    for col in 0..32 {
+        let p = (col..32)
+            .find(|&r| a[r] >> col & 1 == 1)
+            .expect("CRC shift is invertible");
+        a.swap(col, p);
+        for r in 0..32 {
+            if r != col && a[r] >> col & 1 == 1 {
+                a[r] ^= a[col];
+            }
+        }
+    }
+    core::array::from_fn(|i| {
+        (0..32).fold(0u32, |acc, o| acc | (((a[o] >> (32 + i)) & 1) as u32) << o)
+    })
+}
+
+fn mat_rows(cols: &[u32]) -> Vec<Vec<usize>> {
+    (0..32)
+        .map(|o| (0..cols.len()).filter(|&i| cols[i] >> o & 1 == 1).collect())
+        .collect()
+}
+
+/// The ICV CRC pipeline of [`crate::common::crc::crc_pipeline`] (same ports, arithmetic, stages and
+/// [`crate::common::crc::latency`]) with shallower logic per stage: the trailing-zero undo steps that share a
+/// register stage (multiplications by `x^(-8 * 2^j)` selected by bit `j` of the zero count) are applied as one
+/// selection among the precomputed products of their matrices (2 steps: four XOR trees and a 4-way choice)
+/// instead of two chained multiply-and-select steps.
+pub fn crc_pipeline_flat(
+    net: &mut Net,
+    kw: usize,
+    valid: N,
+    first: N,
+    last: N,
+    zeros: N,
+    d: N,
+) -> (N, N) {
+    let dw = kw * 8;
+    let l = lb(kw);
+    let bcols: Vec<u32> = (0..dw)
+        .map(|j| {
+            let mut bytes = vec![0u8; kw];
+            bytes[j / 8] = 1 << (j % 8);
+            crate::common::crc::raw(0, &bytes)
+        })
+        .collect();
+    let a: Mat32 = zero_adv(kw);
+    // Stage 0: the prepared beat.
+    let d = net.dff(d, None, 0);
+    let valid = net.dff(valid, None, 0);
+    let first = net.dff(first, None, 0);
+    let last = net.dff(last, None, 0);
+    let zeros = net.dff(zeros, None, 0);
+    // Stage 1: the beat's data term.
+    let t = net.lin(d, &mat_rows(&bcols));
+    let t1 = net.dff(t, None, 0);
+    let v1 = net.dff(valid, None, 0);
+    let f1 = net.dff(first, None, 0);
+    let l1 = net.dff(last, None, 0);
+    let z1 = net.dff(zeros, None, 0);
+    // Stage 2: the raw register.
+    let r = net.reg(32, 0);
+    let ar = net.lin(r, &mat_rows(&a));
+    let zero32 = net.lit(32, 0);
+    let base = net.mux(f1, zero32, ar);
+    let rn = net.xor(base, t1);
+    net.set_d(r, rn, Some(v1));
+    let vl = net.and(v1, l1);
+    let mut cur = net.dff(rn, None, 0);
+    let mut cv = net.dff(vl, None, 0);
+    let mut ck = net.dff(z1, None, 0);
+    // Undo stages: steps j (and j + 1) of one register stage as one choice of the matrix product.
+    let mut j = 0;
+    while j < l {
+        let steps: Vec<usize> = (j..(j + 2).min(l)).collect();
+        let invs: Vec<Mat32> = steps
+            .iter()
+            .map(|&s| mat_invert(&zero_adv(1 << s)))
+            .collect();
+        let opts: Vec<N> = (0..1usize << steps.len())
+            .map(|mask| {
+                if mask == 0 {
+                    return cur;
+                }
+                let m: Mat32 = core::array::from_fn(|i| {
+                    let mut x = 1u32 << i;
+                    for (k, inv) in invs.iter().enumerate() {
+                        if mask >> k & 1 == 1 {
+                            x = mat_apply(inv, x);
+                        }
+                    }
+                    x
+                });
+                net.lin(cur, &mat_rows(&m))
+            })
+            .collect();
+        let kb = net.slice(ck, j, steps.len());
+        cur = net.sel(kb, &opts);
+        cur = net.dff(cur, None, 0);
+        cv = net.dff(cv, None, 0);
+        ck = net.dff(ck, None, 0);
+        j += 2;
+    }
+    let ones = net.lit(32, 0xFFFF_FFFF);
+    let fin = net.xor(cur, ones);
+    (cv, fin)
 }
