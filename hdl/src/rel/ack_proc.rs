@@ -234,8 +234,6 @@ pub struct AckLane {
     pub lost: Signal<In, Bit>,
     /// Newly acknowledged.
     pub hit: Signal<Out, Bit>,
-    /// 1 when newly acknowledged.
-    pub cnt: Signal<Out, Bits<16>>,
     /// Payload bytes newly acknowledged.
     pub bytes: Signal<Out, Bits<32>>,
     /// Bytes leaving the in-flight count.
@@ -253,7 +251,6 @@ pub struct AckLane {
     c32: Signal<Local, Bits<32>>,
     k_64: Constant<Bits<32>>,
     k_zero16: Constant<Bits<16>>,
-    k_one16: Constant<Bits<16>>,
     k_zero32: Constant<Bits<32>>,
 }
 
@@ -270,7 +267,6 @@ impl Default for AckLane {
             acked: Default::default(),
             lost: Default::default(),
             hit: Default::default(),
-            cnt: Default::default(),
             bytes: Default::default(),
             dec: Default::default(),
             lost_out: Default::default(),
@@ -283,7 +279,6 @@ impl Default for AckLane {
             c32: Default::default(),
             k_64: Constant::new(64u64.to_bits()),
             k_zero16: Constant::new(0u64.to_bits()),
-            k_one16: Constant::new(1u64.to_bits()),
             k_zero32: Constant::new(0u64.to_bits()),
         }
     }
@@ -303,14 +298,12 @@ impl Logic for AckLane {
         self.zx_c.next.lo = self.charged.val();
         self.zx_c.next.hi = self.k_zero16.val();
         self.c32.next = self.zx_c.val().into();
-        self.cnt.next = self.k_zero16.val();
         self.bytes.next = self.k_zero32.val();
         self.dec.next = self.k_zero32.val();
         self.inflight_out.next = self.inflight.val();
         self.acked_out.next = self.acked.val();
         self.lost_out.next = self.lost.val();
         if self.in_range.val() && !self.acked.val() && (self.cum.val() || self.sel.val()) {
-            self.cnt.next = self.k_one16.val();
             self.bytes.next = self.c32.val() - self.k_64.val();
             if self.inflight.val() {
                 self.dec.next = self.c32.val();
