@@ -54,7 +54,10 @@
 //!   answered with `skip`. Then [`GateUnit`] (window MR-REL-4, cwnd MR-CC-1 with MR-REL-45, pacing MR-CC-2),
 //!   the RNR hold for retransmissions, and, when allowed, the EV choice (MR-PATH-3; a retransmission avoids the
 //!   entry of its previous transmission, MR-REL-44, MR-PATH-10); an allowed retransmission clears the MR-REL-45
-//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM.
+//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM. A new PSN of a
+//!   connection without a window slot ([`crate::rel::psn_state`]) passes only while a slot is free beyond the
+//!   one reserved for an allowed packet not yet reported sent; otherwise it is refused with `retry_at` 0 and
+//!   `stat_slot_wait` pulses (the model has no such limit: the one place the decisions can differ).
 //!
 //! Not implemented: the PROBE packets an RTO expiry sends in the model (MR-REL-31 progress through PROBE
 //! ACKs; a retransmission alone recovers here), the READ-response timer, and the reopen after NO_CONTEXT
