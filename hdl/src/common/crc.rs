@@ -42,23 +42,23 @@ pub fn raw(mut r: u32, bytes: &[u8]) -> u32 {
 }
 
 /// A 32x32 GF(2) matrix as the images of the 32 input bits.
-type Mat = [u32; 32];
+pub(crate) type Mat = [u32; 32];
 
-#[cfg(test)]
-fn apply(m: &Mat, x: u32) -> u32 {
+/// The image of `x` under `m`.
+pub(crate) fn apply(m: &Mat, x: u32) -> u32 {
     (0..32)
         .filter(|&i| x >> i & 1 == 1)
         .fold(0, |a, i| a ^ m[i])
 }
 
 /// The map "advance a raw register over `n` zero bytes".
-fn zero_adv(n: usize) -> Mat {
+pub(crate) fn zero_adv(n: usize) -> Mat {
     let z = vec![0u8; n];
     core::array::from_fn(|i| raw(1 << i, &z))
 }
 
 /// Inverse of an invertible matrix (Gauss-Jordan over GF(2)).
-fn invert(m: &Mat) -> Mat {
+pub(crate) fn invert(m: &Mat) -> Mat {
     // Row form: row o of M is the set of inputs i with bit o of m[i].
     let mut a: [u64; 32] = core::array::from_fn(|o| {
         let mut row = 0u64;
@@ -86,7 +86,7 @@ fn invert(m: &Mat) -> Mat {
     })
 }
 
-fn rows_of(cols: &[u32]) -> Vec<Vec<usize>> {
+pub(crate) fn rows_of(cols: &[u32]) -> Vec<Vec<usize>> {
     (0..32)
         .map(|o| (0..cols.len()).filter(|&i| cols[i] >> o & 1 == 1).collect())
         .collect()

@@ -33,7 +33,7 @@
 //! levels at 512 bits, 10 at 1024 (the CRC's 1024-bit data term and the 1024-bit beat merge).
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_prep, lb};
+use crate::common::crc::{apply, crc_prep, invert, lb, rows_of, zero_adv, Mat};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::parse_meta::{meta_bits, meta_get, HdrWriter};
@@ -850,54 +850,6 @@ pub fn blocks() -> Vec<BlockSpec> {
     ]
 }
 
-/// A 32x32 GF(2) matrix as the images of the 32 input bits (CRC register maps).
-type Mat32 = [u32; 32];
-
-fn mat_apply(m: &Mat32, x: u32) -> u32 {
-    (0..32)
-        .filter(|&i| x >> i & 1 == 1)
-        .fold(0, |a, i| a ^ m[i])
-}
-
-/// The map "advance a raw CRC register over `n` zero bytes".
-fn zero_adv(n: usize) -> Mat32 {
-    let z = vec![0u8; n];
-    core::array::from_fn(|i| crate::common::crc::raw(1 << i, &z))
-}
-
-/// Inverse of an invertible matrix (Gauss-Jordan over GF(2)).
-fn mat_invert(m: &Mat32) -> Mat32 {
-    let mut a: [u64; 32] = core::array::from_fn(|o| {
-        let mut row = 0u64;
-        for (i, c) in m.iter().enumerate() {
-            if c >> o & 1 == 1 {
-                row |= 1 << i;
-            }
-        }
-        row | (1u64 << (32 + o))
-    });
-    for col in 0..32 {
-        let p = (col..32)
-            .find(|&r| a[r] >> col & 1 == 1)
-            .expect("CRC shift is invertible");
-        a.swap(col, p);
-        for r in 0..32 {
-            if r != col && a[r] >> col & 1 == 1 {
-                a[r] ^= a[col];
-            }
-        }
-    }
-    core::array::from_fn(|i| {
-        (0..32).fold(0u32, |acc, o| acc | (((a[o] >> (32 + i)) & 1) as u32) << o)
-    })
-}
-
-fn mat_rows(cols: &[u32]) -> Vec<Vec<usize>> {
-    (0..32)
-        .map(|o| (0..cols.len()).filter(|&i| cols[i] >> o & 1 == 1).collect())
-        .collect()
-}
-
 /// The ICV CRC pipeline of [`crate::common::crc::crc_pipeline`] (same ports, arithmetic, stages and
 /// [`crate::common::crc::latency`]) with shallower logic per stage: the trailing-zero undo steps that share a
 /// register stage (multiplications by `x^(-8 * 2^j)` selected by bit `j` of the zero count) are applied as one
@@ -921,7 +873,7 @@ pub fn crc_pipeline_flat(
             crate::common::crc::raw(0, &bytes)
         })
         .collect();
-    let a: Mat32 = zero_adv(kw);
+    let a: Mat = zero_adv(kw);
     // Stage 0: the prepared beat.
     let d = net.dff(d, None, 0);
     let valid = net.dff(valid, None, 0);
@@ -929,7 +881,7 @@ pub fn crc_pipeline_flat(
     let last = net.dff(last, None, 0);
     let zeros = net.dff(zeros, None, 0);
     // Stage 1: the beat's data term.
-    let t = net.lin(d, &mat_rows(&bcols));
+    let t = net.lin(d, &rows_of(&bcols));
     let t1 = net.dff(t, None, 0);
     let v1 = net.dff(valid, None, 0);
     let f1 = net.dff(first, None, 0);
@@ -937,7 +889,7 @@ pub fn crc_pipeline_flat(
     let z1 = net.dff(zeros, None, 0);
     // Stage 2: the raw register.
     let r = net.reg(32, 0);
-    let ar = net.lin(r, &mat_rows(&a));
+    let ar = net.lin(r, &rows_of(&a));
     let zero32 = net.lit(32, 0);
     let base = net.mux(f1, zero32, ar);
     let rn = net.xor(base, t1);
@@ -950,25 +902,22 @@ pub fn crc_pipeline_flat(
     let mut j = 0;
     while j < l {
         let steps: Vec<usize> = (j..(j + 2).min(l)).collect();
-        let invs: Vec<Mat32> = steps
-            .iter()
-            .map(|&s| mat_invert(&zero_adv(1 << s)))
-            .collect();
+        let invs: Vec<Mat> = steps.iter().map(|&s| invert(&zero_adv(1 << s))).collect();
         let opts: Vec<N> = (0..1usize << steps.len())
             .map(|mask| {
                 if mask == 0 {
                     return cur;
                 }
-                let m: Mat32 = core::array::from_fn(|i| {
+                let m: Mat = core::array::from_fn(|i| {
                     let mut x = 1u32 << i;
                     for (k, inv) in invs.iter().enumerate() {
                         if mask >> k & 1 == 1 {
-                            x = mat_apply(inv, x);
+                            x = apply(inv, x);
                         }
                     }
                     x
                 });
-                net.lin(cur, &mat_rows(&m))
+                net.lin(cur, &rows_of(&m))
             })
             .collect();
         let kb = net.slice(ck, j, steps.len());
