@@ -5,10 +5,11 @@
 //! - [`flow`]: flows and the [`flow::Workload`] trait that starts them;
 //! - [`results`]: the raw results of one run, which [`metrics`] turns into figures.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod capture;
 pub mod config;
+pub mod cosim;
 pub mod eval;
 pub mod event;
 pub mod fabric;

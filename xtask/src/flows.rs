@@ -33,7 +33,8 @@ pub fn test() -> Result<(), String> {
     let totals = run_tests(
         cargo()
             .args(["test", "--workspace", "--release", "--all-features"])
-            .env("METAROCE_PYTHON", &tools.python),
+            .env("METAROCE_PYTHON", &tools.python)
+            .env("METAROCE_VERILATOR_ROOT", &tools.verilator_root),
     )?;
     println!(
         "tests: {} passed, {} failed, {} skipped",

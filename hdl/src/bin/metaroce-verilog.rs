@@ -1,14 +1,14 @@
 //! Writes the Verilog of every block of the core (or the named ones), one file per top module named after it,
 //! with a `<module>.ports.json` port list beside each for co-simulation shims.
 //!
-//! `metaroce-verilog [--out DIR] [--width 512|1024] [--conn-bits N] [--send-slot-bits N] [--list] [BLOCK...]`
+//! `metaroce-verilog [--out DIR] [--width 512|1024] [--conn-bits N] [--qp-bits N] [--send-slot-bits N] [--list] [BLOCK...]`
 
 use metaroce_hdl::{blocks, gen, CoreConfig, DataWidth};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: metaroce-verilog [--out DIR] [--width 512|1024] [--conn-bits N] [--send-slot-bits N] [--list] [BLOCK...]";
+    "usage: metaroce-verilog [--out DIR] [--width 512|1024] [--conn-bits N] [--qp-bits N] [--send-slot-bits N] [--list] [BLOCK...]";
 
 fn main() -> ExitCode {
     match run() {
@@ -42,6 +42,14 @@ fn run() -> Result<(), String> {
                     .filter(|b| (4..=16).contains(b))
                     .ok_or(format!("--conn-bits {v}: expected 4..=16"))?;
                 cfg.send_slot_bits = cfg.send_slot_bits.min(cfg.conn_bits);
+            }
+            "--qp-bits" => {
+                let v = args.next().ok_or("--qp-bits needs a number")?;
+                cfg.qp_bits = v
+                    .parse()
+                    .ok()
+                    .filter(|b| (4..=16).contains(b))
+                    .ok_or(format!("--qp-bits {v}: expected 4..=16"))?;
             }
             "--send-slot-bits" => {
                 let v = args.next().ok_or("--send-slot-bits needs a number")?;

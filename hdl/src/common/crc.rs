@@ -9,6 +9,8 @@
 //!   checksum; IPv6 traffic class, flow label, hop limit; UDP checksum) are forced to 0xFF (`ones`);
 //! * leading zeros do not change a zero register, so a message starting at byte `start` of its first beat
 //!   starts from `R = 0` with the initial value folded into its first four bytes (they are inverted);
+//!   a message therefore has at least four bytes, all in its first beat (`start <= KW - 4`), which the ICV
+//!   (from an IP header on) always has;
 //! * trailing zeros after the end in the last beat advance `R` by `x^(8k)`; the result is multiplied back by
 //!   `x^(-8k)` in `log2(KW)` conditional stages (`k`'s bits), two stages per register.
 //!

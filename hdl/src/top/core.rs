@@ -439,19 +439,23 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & (self.bridge.bus_wr_addr.val() < 0x4_0000);
         self.cqw.cfg_wr_addr.next = self.bridge.bus_wr_addr.val() - 0x3_0000;
         self.cqw.cfg_wr_data.next = self.bridge.bus_wr_data.val();
-        self.ctxp.cfg_wr_en.next =
-            self.bridge.bus_wr_en.val() & (self.bridge.bus_wr_addr.val() >= 0x7_0000);
+        self.ctxp.cfg_wr_en.next = self.bridge.bus_wr_en.val()
+            & (self.bridge.bus_wr_addr.val() >= 0x7_0000)
+            & (self.bridge.bus_wr_addr.val() < 0x8_0000);
         self.ctxp.cfg_wr_addr.next = self.bridge.bus_wr_addr.val() - 0x7_0000;
         self.ctxp.cfg_wr_data.next = self.bridge.bus_wr_data.val();
-        // Reads: the register file and the context port answer; any other window reads 0 at once.
+        // Reads: the register file and the context port answer, the doorbell windows read 0 at once; a read
+        // of any other address is answered by nobody and ends in the bridge's timeout (SLVERR).
         self.in_regs_rd.next = self.bridge.bus_rd_addr.val() < 0x1000;
-        self.in_ctx_rd.next = self.bridge.bus_rd_addr.val() >= 0x7_0000;
+        self.in_ctx_rd.next = (self.bridge.bus_rd_addr.val() >= 0x7_0000)
+            & (self.bridge.bus_rd_addr.val() < 0x8_0000);
         self.regs.bus_rd_en.next = self.bridge.bus_rd_en.val() & self.in_regs_rd.val();
         self.regs.bus_rd_addr.next = self.bridge.bus_rd_addr.val();
         self.ctxp.cfg_rd_en.next = self.bridge.bus_rd_en.val() & self.in_ctx_rd.val();
         self.ctxp.cfg_rd_addr.next = self.bridge.bus_rd_addr.val() - 0x7_0000;
-        self.rd_default.d.next =
-            self.bridge.bus_rd_en.val() & !self.in_regs_rd.val() & !self.in_ctx_rd.val();
+        self.rd_default.d.next = self.bridge.bus_rd_en.val()
+            & (self.bridge.bus_rd_addr.val() >= 0x1_0000)
+            & (self.bridge.bus_rd_addr.val() < 0x4_0000);
         self.bridge.bus_rd_valid.next =
             self.regs.bus_rd_valid.val() | self.ctxp.cfg_rd_valid.val() | self.rd_default.q.val();
         self.bridge.bus_rd_data.next = 0.into();

@@ -1,0 +1,21 @@
+//! Verilator co-simulation of the generated RTL.
+//!
+//! - [`build`]: verilate generated Verilog and compile it, with its [`shim`], into a cached shared library;
+//! - [`model`]: a loaded model behind a safe, port-by-name API ([`model::Model`]), waveforms on request;
+//! - [`bus`]: cycle-level testbench agents: the AXI-Lite register master, stream sources and sinks with random
+//!   idle and back-pressure, and the stream monitors that fail a run on any handshake violation;
+//! - [`host_mem`]: host memory serving the core's DMA interface with latency and back-pressure;
+//! - [`core`]: the `metaroce_core` model at its co-simulation size and a bench of one core.
+//!
+//! The only unsafe code is in `ffi` (loading the library and calling its C ABI).
+
+pub mod build;
+pub mod bus;
+pub mod core;
+mod ffi;
+pub mod host_mem;
+pub mod model;
+pub mod shim;
+
+pub use build::{BuildError, ModelSource};
+pub use model::{Model, ModelError, ModelKind, PortId};
