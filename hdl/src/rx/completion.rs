@@ -7,16 +7,28 @@
 //! key, se, owes_wqe }`, plus per connection `base_msn` (next MSN to complete) and the receive direction's error
 //! state `rx_failed = (msn, code)` (MR-SEM-36). Cleared by `s_axis_open_*`.
 //!
-//! Verdict of a DATA packet with `drop == 0`, not trimmed (in the model's order; the earlier stages' verdicts in
-//! `tuser` rank below the message-table checks): `rx_failed` and `msn` after it → NACK its code, aux = failed
-//! MSN, drop INVALID; `msn - base_msn >= 2^MB` → drop INVALID (no NACK); slot FAILED → NACK its code, aux =
-//! MSN; slot ACTIVE with another opcode or `msg_len` → fail INVALID; then the upstream verdict (`tuser.nack`,
-//! marking the slot FAILED when `tuser.fail`); then WRITE_IMM with an EMPTY slot and an empty RQ → NACK RNR.
+//! Examined packets: untrimmed DATA packets with `drop == 0`, and those that an earlier stage failed (`tuser.nack`
+//! and `tuser.fail` with `drop` ACCESS / INVALID, as `rx::recv_queue` and `rx::mr_check` emit them: the model's
+//! `fail_msg` of those checks). Every other packet passes unchanged and touches nothing.
+//!
+//! Verdict of an examined packet (in the model's order; the earlier stages' verdicts in `tuser` rank below the
+//! message-table checks): `rx_failed` and `msn` after it → NACK its code, aux = failed MSN, drop INVALID;
+//! `msn - base_msn >= 2^MB` → drop INVALID (no NACK); slot FAILED → NACK its code, aux = MSN, drop INVALID
+//! (the model counts every packet of a failed message as `invalid`); slot ACTIVE with another opcode or
+//! `msg_len` → fail INVALID; then the upstream verdict (`tuser.nack`, marking the slot FAILED (`fail_msg`:
+//! the error state when it is the earliest failed MSN, `owes_wqe` kept, drop ACCESS for code ACCESS, else
+//! INVALID) when `tuser.fail`); then WRITE_IMM with an EMPTY slot and an empty RQ → NACK RNR.
 //! A packet that passes is accepted: the slot becomes ACTIVE (first packet) and counts `payload_len` bytes.
 //! The packet leaves on `m_axis_pkt_*` with its final `drop` / `tuser` (the ACK generator NACKs when
 //! `tuser.nack`; the window accepts when `drop == 0 && !tuser.nack`; placement places when `tuser.place`).
 //!
-//! Completion (after the packet has left): while the slot of `base_msn` is ACTIVE with `got >= msg_len`:
+//! Position: the model classifies duplicates and PSNs beyond the window (`RecvWindow::classify`) before the
+//! message table. This stage keeps no window state: every DATA packet it examines must be new in the window.
+//! Attached before the receive window (at `rx::rx_engine`'s check point), a duplicate or out-of-window copy
+//! arrives with `drop` 0 and would be counted again (a limitation of that stage order, see the core).
+//!
+//! Completion (after the packet has left): while the slot of `base_msn` is ACTIVE and complete (the model's
+//! `RecvMsg::complete`: `got >= msg_len`, a READ_REQ when it arrived):
 //! WRITE → nothing; SEND / SEND_IMM / WRITE_IMM → pop the QP's next RQE (`m_axis_pop_*` / `s_axis_popped_*`;
 //! none posted: stop and wait for a `s_axis_kick_*` of the connection) and emit a [`Completion`] (`Recv` or
 //! `RecvWriteImm`, `byte_len = msg_len`, `imm`, flags: imm_valid 1, solicited 2) on `m_axis_rcpl_*`, whose
@@ -188,7 +200,7 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     sfail2: DFF<Bit>,
     sempty2: DFF<Bit>,
     mism2: DFF<Bit>,
-    sacc2: DFF<Bit>,
+    exam2: DFF<Bit>,
     rd_conn: Signal<Local, Bits<CB>>,
     rd_idx: Signal<Local, Bits<MB>>,
     x_rconn: Zext<CB, SA>,
@@ -329,7 +341,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> RxCompletion<CB, MB, SA>
             sfail2: Default::default(),
             sempty2: Default::default(),
             mism2: Default::default(),
-            sacc2: Default::default(),
+            exam2: Default::default(),
             rd_conn: Default::default(),
             rd_idx: Default::default(),
             x_rconn: Default::default(),
@@ -423,7 +435,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn_r, idx_r, meta, chk, cur, cs, pkts, clr, rcpl, rcpl_user,
-            readreq, rdone, kpend, kconn_r, fnack2, fneg2, far2, sfail2, sempty2, mism2, sacc2
+            readreq, rdone, kpend, kconn_r, fnack2, fneg2, far2, sfail2, sempty2, mism2, exam2
         );
         self.cst.clk.next = self.clk.val();
         self.slots.clk.next = self.clk.val();
@@ -489,8 +501,6 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.ncr.next = self.cs.q.val();
         self.slots.wr_en.next = false;
         self.cst.wr_en.next = false;
-        self.slots.wr_data.next = self.nsl.val();
-        self.cst.wr_data.next = self.ncr.val();
 
         // Open: clear the connection's slots and state.
         if self.state.q.val() == self.k_s_clr.v.val() {
@@ -525,9 +535,12 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.mism2.d.next = (self.sl.val().state == self.k_active.v.val())
             & ((self.sl.val().opcode != self.op.val())
                 | (self.sl.val().len != self.meta.q.val().msg_len));
-        self.sacc2.d.next = self.sl.val().fcode == self.k_nack_access.v.val();
         self.x_plen.i.next = self.meta.q.val().payload_len;
-        self.examined.next = !self.meta.q.val().drop.any()
+        self.examined.next = (!self.meta.q.val().drop.any()
+            | (self.chk.q.val().nack
+                & self.chk.q.val().fail
+                & ((self.meta.q.val().drop == self.k_drop_access.v.val())
+                    | (self.meta.q.val().drop == self.k_drop_invalid.v.val()))))
             & (self.meta.q.val().ptype == self.k_data.v.val())
             & !self.meta.q.val().trimmed;
         self.do_fail.next = false;
@@ -535,7 +548,9 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.fcode.next = self.chk.q.val().code;
         self.facc.next = self.chk.q.val().code == self.k_nack_access.v.val();
         self.fowes.next = false;
-        if (self.state.q.val() == self.k_s_p2.v.val()) & self.examined.val() {
+        // `meta` and `chk` hold from the take to the end of P2: decided in P1, registered for P2.
+        self.exam2.d.next = self.examined.val();
+        if (self.state.q.val() == self.k_s_p2.v.val()) & self.exam2.q.val() {
             self.ncr.next = self.cr.val();
             if self.fnack2.q.val() {
                 self.chk.d.next.nack = true;
@@ -555,11 +570,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
                 self.chk.d.next.code = self.sl.val().fcode;
                 self.chk.d.next.aux = self.msn.val();
                 self.chk.d.next.place = false;
-                if self.sacc2.q.val() {
-                    self.meta.d.next.drop = self.k_drop_access.v.val();
-                } else {
-                    self.meta.d.next.drop = self.k_drop_invalid.v.val();
-                }
+                self.meta.d.next.drop = self.k_drop_invalid.v.val();
             } else if self.mism2.q.val() {
                 self.do_fail.next = true;
                 self.fcode.next = self.k_nack_invalid.v.val();
@@ -660,7 +671,8 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
             self.rdone.d.next.bytes = self.sl.val().got;
             self.state.d.next = self.k_s_idle.v.val();
             if (self.sl.val().state == self.k_active.v.val())
-                & (self.sl.val().got >= self.sl.val().len)
+                & ((self.sl.val().opcode == self.k_op_read_req.v.val())
+                    | (self.sl.val().got >= self.sl.val().len))
             {
                 if self.sl.val().opcode == self.k_op_write.v.val() {
                     self.nsl.next.state = self.k_empty.v.val();
@@ -753,6 +765,9 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
                 self.state.d.next = self.k_s_d1.v.val();
             }
         }
+        // The RAM write data: the locals after every modification above.
+        self.slots.wr_data.next = self.nsl.val();
+        self.cst.wr_data.next = self.ncr.val();
         if self.rst.val() {
             self.state.d.next = self.k_s_idle.v.val();
             self.pkts.d.next = self.k_zero16_b.v.val();
