@@ -78,6 +78,7 @@ struct Bench {
     cur_pay: Vec<u8>,
     sent: Vec<(u32, u32, u16, bool)>,
     cpls: Vec<metaroce_hdl::records::Completion>,
+    cpl_idx: Vec<u64>,
     refused: u32,
     ctl_taken: u32,
 }
@@ -215,6 +216,7 @@ impl Bench {
         }
         if u.m_axis_scpl_tvalid.val() && u.m_axis_scpl_tready.val() {
             self.cpls.push(u.m_axis_scpl_tdata.val());
+            self.cpl_idx.push(u.m_axis_scpl_tuser.val().to_u64());
         }
         let ctl_taken = u.s_axis_ctl_tvalid.val() && u.s_axis_ctl_tready.val();
         if ctl_taken {
@@ -350,6 +352,7 @@ fn run(seed: u64) -> u32 {
         cur_pay: Vec::new(),
         sent: Vec::new(),
         cpls: Vec::new(),
+        cpl_idx: Vec::new(),
         refused: 0,
         ctl_taken: 0,
     };
@@ -602,5 +605,8 @@ fn run(seed: u64) -> u32 {
         .map(|(g, w)| if w.1 != 0 { (w.0, g.1, w.2, g.3) } else { *g })
         .collect();
     assert_eq!(got_fixed, want, "completions");
+    // Each completion names its SQE's ring index: the ring starts at 0 and completes in posting order.
+    let idx: Vec<u64> = (0..want.len() as u64).collect();
+    assert_eq!(bench.cpl_idx, idx, "wqe_index of the send completions");
     bench.refused
 }

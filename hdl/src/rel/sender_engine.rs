@@ -83,6 +83,12 @@ use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
 use crate::rel::timer_wheel::TimerWheel;
 use rust_hdl::prelude::*;
 
+/// log2 of the retransmission-request FIFO's entries.
+pub const RTX_FIFO_LOG: usize = 9;
+/// A feedback or timer command starts only while the FIFO holds fewer requests than this, so the up to 256
+/// PSNs one command declares (the window) plus a loss word in flight always fit.
+pub const RTX_ROOM: u64 = (1 << RTX_FIFO_LOG) - 256 - 8;
+
 /// EV-set entries per connection in the engine (the model's default `paths`; an open asking for more gets this
 /// many). [`PathSelect`] supports up to 64; 16 keeps its per-connection word (and the logic around it) a quarter
 /// of the size.
@@ -255,6 +261,24 @@ pub struct SenderEngine {
     paths: PathSelect,
     wheel: TimerWheel,
     eng_ram: SdpRam<EngSt, 16>,
+    /// The snd_una advance waiting to be taken (the output of `m_axis_una_*`).
+    una_r: DFF<UnaUpdate>,
+    una_v: DFF<Bit>,
+    /// The retransmission-request FIFO in front of `m_axis_rtx_*`: RAM, write and read pointers, the read in
+    /// flight and the output register.
+    rtx_ram: SdpRam<RtxReq, RTX_FIFO_LOG>,
+    rtx_wp: DFF<Bits<10>>,
+    rtx_rp: DFF<Bits<10>>,
+    rtx_rd: DFF<Bit>,
+    rtx_o: DFF<RtxReq>,
+    rtx_ov: DFF<Bit>,
+    rtx_cnt: Signal<Local, Bits<10>>,
+    rtx_room: Signal<Local, Bit>,
+    lrtx_v: Signal<Local, Bit>,
+    k_rtx_full: Constant<Bits<10>>,
+    k_rtx_room: Constant<Bits<10>>,
+    k_one10: Constant<Bits<10>>,
+    k_zero10: Constant<Bits<10>>,
     snd_ram: SdpRam<ConnSnd, 16>,
     state: DFF<Bits<6>>,
     conn: DFF<Bits<16>>,
@@ -476,6 +500,21 @@ impl SenderEngine {
             paths: PathSelect::new(conn_bits, ENGINE_PATHS),
             wheel: TimerWheel::new(conn_bits, 10),
             eng_ram: SdpRam::new(1 << conn_bits),
+            una_r: Default::default(),
+            una_v: Default::default(),
+            rtx_ram: SdpRam::new(1 << RTX_FIFO_LOG),
+            rtx_wp: Default::default(),
+            rtx_rp: Default::default(),
+            rtx_rd: Default::default(),
+            rtx_o: Default::default(),
+            rtx_ov: Default::default(),
+            rtx_cnt: Default::default(),
+            rtx_room: Default::default(),
+            lrtx_v: Default::default(),
+            k_rtx_full: Constant::new((1u64 << RTX_FIFO_LOG).to_bits()),
+            k_rtx_room: Constant::new(RTX_ROOM.to_bits()),
+            k_one10: Constant::new(1u64.to_bits()),
+            k_zero10: Constant::new(0u64.to_bits()),
             snd_ram: SdpRam::new(1 << conn_bits),
             state: Default::default(),
             conn: Default::default(),
@@ -645,8 +684,9 @@ impl Logic for SenderEngine {
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
             peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
-            l_cmd_done, resv
+            l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov
         );
+        self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
         self.nscc.clk.next = self.clk.val();
@@ -808,9 +848,18 @@ impl Logic for SenderEngine {
         self.ackp.s_axis_ack_tvalid.next = false;
         self.ackp.m_axis_res_tready.next = false;
         self.ackp.m_axis_cres_tready.next = false;
-        self.m_axis_una_tdata.next = self.ackp.m_axis_una_tdata.val();
-        self.m_axis_una_tvalid.next = self.ackp.m_axis_una_tvalid.val();
-        self.ackp.m_axis_una_tready.next = self.m_axis_una_tready.val();
+        // snd_una advances leave through a register that never blocks a command: an ACK command starts only
+        // while it is empty (see the idle arbitration), so the ACK processor's one advance always fits.
+        self.m_axis_una_tdata.next = self.una_r.q.val();
+        self.m_axis_una_tvalid.next = self.una_v.q.val();
+        self.ackp.m_axis_una_tready.next = !self.una_v.q.val();
+        if self.m_axis_una_tready.val() {
+            self.una_v.d.next = false;
+        }
+        if self.ackp.m_axis_una_tvalid.val() && !self.una_v.q.val() {
+            self.una_r.d.next = self.ackp.m_axis_una_tdata.val();
+            self.una_v.d.next = true;
+        }
         // AckProc commands.
         self.cmd_v.next = false;
         self.cmd_l.next.conn = self.conn.q.val();
@@ -877,12 +926,40 @@ impl Logic for SenderEngine {
             self.lk_e.next = self.lw.q.val().e0;
             self.lk_psn.next = self.lw.q.val().psn;
         }
-        self.m_axis_rtx_tdata.next.conn = self.lw.q.val().conn;
-        self.m_axis_rtx_tdata.next.psn = self.lk_psn.val();
-        self.m_axis_rtx_tvalid.next = self.lbusy.q.val() && !self.l_rtx_done.q.val();
+        // Declared PSNs go into the retransmission FIFO (never full at a command's start: see `rtx_room`),
+        // which feeds m_axis_rtx_* through a registered read and an output register.
+        self.rtx_cnt.next = self.rtx_wp.q.val() - self.rtx_rp.q.val();
+        self.rtx_room.next = self.rtx_cnt.val() < self.k_rtx_room.val();
+        self.lrtx_v.next = self.lbusy.q.val() && !self.l_rtx_done.q.val();
+        self.rtx_ram.wr_addr.next = self.rtx_wp.q.val().get_bits::<RTX_FIFO_LOG>(0);
+        self.rtx_ram.wr_data.next.conn = self.lw.q.val().conn;
+        self.rtx_ram.wr_data.next.psn = self.lk_psn.val();
+        self.rtx_ram.wr_en.next = false;
+        if self.lrtx_v.val() && (self.rtx_cnt.val() < self.k_rtx_full.val()) {
+            self.rtx_ram.wr_en.next = true;
+            self.rtx_wp.d.next = self.rtx_wp.q.val() + self.k_one10.val();
+        }
+        self.m_axis_rtx_tdata.next = self.rtx_o.q.val();
+        self.m_axis_rtx_tvalid.next = self.rtx_ov.q.val();
+        if self.m_axis_rtx_tready.val() {
+            self.rtx_ov.d.next = false;
+        }
+        if self.rtx_rd.q.val() {
+            self.rtx_o.d.next = self.rtx_ram.rd_data.val();
+            self.rtx_ov.d.next = true;
+        }
+        self.rtx_ram.rd_addr.next = self.rtx_rp.q.val().get_bits::<RTX_FIFO_LOG>(0);
+        self.rtx_rd.d.next = false;
+        if (self.rtx_cnt.val() != self.k_zero10.val())
+            && !self.rtx_rd.q.val()
+            && (!self.rtx_ov.q.val() || self.m_axis_rtx_tready.val())
+        {
+            self.rtx_rd.d.next = true;
+            self.rtx_rp.d.next = self.rtx_rp.q.val() + self.k_one10.val();
+        }
         self.ackp.m_axis_lost_tready.next = !self.lbusy.q.val();
         self.l_rtx_ok.next = self.l_rtx_done.q.val()
-            || (self.m_axis_rtx_tvalid.val() && self.m_axis_rtx_tready.val());
+            || (self.lrtx_v.val() && (self.rtx_cnt.val() < self.k_rtx_full.val()));
         self.l_cmd_ok.next = self.l_cmd_done.q.val()
             || self.lw.q.val().cause == self.k_cause_none.val()
             || (self.paths.s_axis_cmd_tready.val() && !self.l_cmd_done.q.val());
@@ -983,7 +1060,10 @@ impl Logic for SenderEngine {
             } else if self.s_axis_sent_tvalid.val() {
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = self.s_sent_h.val();
-            } else if self.s_axis_fb_tvalid.val() {
+            } else if self.s_axis_fb_tvalid.val() && !self.una_v.q.val() && self.rtx_room.val() {
+                // Feedback waits while an advance of snd_una is not taken or the retransmission FIFO
+                // could not take a whole window's declarations, so a command never blocks on its outputs
+                // (gate requests and sent reports, which the transmit path waits for, go on meanwhile).
                 self.conn.d.next = self.s_axis_fb_tdata.val().conn;
                 if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
                     self.state.d.next = self.s_ack_h.val();
@@ -996,7 +1076,7 @@ impl Logic for SenderEngine {
                     // Other feedback concerns the message and connection layers: dropped here.
                     self.s_axis_fb_tready.next = true;
                 }
-            } else if self.wheel.m_axis_fire_tvalid.val() {
+            } else if self.wheel.m_axis_fire_tvalid.val() && self.rtx_room.val() {
                 self.wheel.m_axis_fire_tready.next = true;
                 self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
                 self.state.d.next = self.s_fire_rd.val();
@@ -1465,6 +1545,11 @@ impl Logic for SenderEngine {
             self.lbusy.d.next = false;
             self.l_rtx_done.d.next = false;
             self.l_cmd_done.d.next = false;
+            self.una_v.d.next = false;
+            self.rtx_wp.d.next = 0.into();
+            self.rtx_rp.d.next = 0.into();
+            self.rtx_rd.d.next = false;
+            self.rtx_ov.d.next = false;
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();

@@ -639,7 +639,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cqw.s_axis_rcpl_tvalid.next = self.cpl.m_axis_rcpl_tvalid.val();
         self.cpl.m_axis_rcpl_tready.next = self.cqw.s_axis_rcpl_tready.val();
         self.cqw.s_axis_scpl_tdata.next = self.txe.m_axis_scpl_tdata.val();
-        self.cqw.s_axis_scpl_tuser.next = 0.into();
+        self.cqw.s_axis_scpl_tuser.next = self.txe.m_axis_scpl_tuser.val();
         self.cqw.s_axis_scpl_tvalid.next = self.txe.m_axis_scpl_tvalid.val();
         self.txe.m_axis_scpl_tready.next = self.cqw.s_axis_scpl_tready.val();
         self.cqw.rx_safe_count.next = self.place.safe_count.val();

@@ -4,7 +4,7 @@
 //! WRITE for WRITE/WRITE_IMM, SEND for SEND/SEND_IMM, READ for READ (`metaroce_regmap::descriptor::cqe`),
 //! `byte_len` the message length (0 on error), no immediate, no flags.
 //!
-//! Ports: `s_axis_done_*` → `m_axis_scpl_*`. One register stage (accepts when empty or when its content
+//! Ports: `s_axis_done_*` → `m_axis_scpl_*` (`tuser` = the SQE's ring index, the CQE's `wqe_index`). One register stage (accepts when empty or when its content
 //! leaves). Latency 1 cycle, one completion per cycle.
 
 use crate::records::Completion;
@@ -28,11 +28,14 @@ pub struct SendCompletion {
     pub s_axis_done_tready: Signal<Out, Bit>,
     /// Send completions (to the CQ writer).
     pub m_axis_scpl_tdata: Signal<Out, Completion>,
+    /// The completed SQE's ring index (the CQE's `wqe_index`).
+    pub m_axis_scpl_tuser: Signal<Out, Bits<16>>,
     /// Valid.
     pub m_axis_scpl_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_scpl_tready: Signal<In, Bit>,
     cpl: DFF<Completion>,
+    cpl_idx: DFF<Bits<16>>,
     cpl_v: DFF<Bit>,
     c_zero: Constant<Completion>,
     c_send: Constant<Bits<8>>,
@@ -61,9 +64,11 @@ impl SendCompletion {
             s_axis_done_tvalid: Default::default(),
             s_axis_done_tready: Default::default(),
             m_axis_scpl_tdata: Default::default(),
+            m_axis_scpl_tuser: Default::default(),
             m_axis_scpl_tvalid: Default::default(),
             m_axis_scpl_tready: Default::default(),
             cpl: Default::default(),
+            cpl_idx: Default::default(),
             cpl_v: Default::default(),
             c_zero: Constant::new(Completion::default()),
             c_send: b8(Opcode::Send as u8),
@@ -80,7 +85,7 @@ impl SendCompletion {
 impl Logic for SendCompletion {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, cpl, cpl_v);
+        dff_setup!(self, clk, cpl, cpl_idx, cpl_v);
         self.s_axis_done_tready.next = !self.cpl_v.q.val() | self.m_axis_scpl_tready.val();
         if self.m_axis_scpl_tready.val() {
             self.cpl_v.d.next = false;
@@ -90,6 +95,7 @@ impl Logic for SendCompletion {
             self.cpl.d.next.cqn = self.s_axis_done_tdata.val().cqn;
             self.cpl.d.next.qpn = self.s_axis_done_tdata.val().qpn;
             self.cpl.d.next.wr_id = self.s_axis_done_tdata.val().wr_id;
+            self.cpl_idx.d.next = self.s_axis_done_tdata.val().wqe_index;
             self.cpl.d.next.status = self.s_axis_done_tdata.val().status;
             self.cpl.d.next.opcode = self.c_cqe_write.val();
             if (self.s_axis_done_tdata.val().opcode == self.c_send.val())
@@ -109,6 +115,7 @@ impl Logic for SendCompletion {
             self.cpl_v.d.next = false;
         }
         self.m_axis_scpl_tdata.next = self.cpl.q.val();
+        self.m_axis_scpl_tuser.next = self.cpl_idx.q.val();
         self.m_axis_scpl_tvalid.next = self.cpl_v.q.val();
     }
 }

@@ -169,6 +169,8 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub s_axis_sqe_rd_tready: Signal<Out, Bit>,
     /// Send completions (to the CQ writer).
     pub m_axis_scpl_tdata: Signal<Out, Completion>,
+    /// Send completion: the SQE's ring index (`wqe_index`).
+    pub m_axis_scpl_tuser: Signal<Out, Bits<16>>,
     /// Valid.
     pub m_axis_scpl_tvalid: Signal<Out, Bit>,
     /// Ready.
@@ -257,6 +259,7 @@ impl<const DW: usize, const KW: usize> TxEngine<DW, KW> {
             s_axis_sqe_rd_tvalid: Default::default(),
             s_axis_sqe_rd_tready: Default::default(),
             m_axis_scpl_tdata: Default::default(),
+            m_axis_scpl_tuser: Default::default(),
             m_axis_scpl_tvalid: Default::default(),
             m_axis_scpl_tready: Default::default(),
             stat_db_drop: Default::default(),
@@ -399,6 +402,7 @@ impl<const DW: usize, const KW: usize> Logic for TxEngine<DW, KW> {
         self.cpl.s_axis_done_tvalid.next = self.sched.m_axis_done_tvalid.val();
         self.sched.m_axis_done_tready.next = self.cpl.s_axis_done_tready.val();
         self.m_axis_scpl_tdata.next = self.cpl.m_axis_scpl_tdata.val();
+        self.m_axis_scpl_tuser.next = self.cpl.m_axis_scpl_tuser.val();
         self.m_axis_scpl_tvalid.next = self.cpl.m_axis_scpl_tvalid.val();
         self.cpl.m_axis_scpl_tready.next = self.m_axis_scpl_tready.val();
         if self.rst.val() {
