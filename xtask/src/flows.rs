@@ -7,12 +7,30 @@ use std::process::Command;
 /// Features the reference model is tested and demonstrated with.
 const PROTO_FEATURES: &str = "harness,std";
 
-/// The README's main command: two model endpoints over a lossy multipath link.
+/// The README's main command: two RTL NICs in the Verilator co-simulation over a lossy multipath link
+/// (`metaroce demo`); `--model` runs the reference-model demonstration instead.
 pub fn demo(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("--model") {
+        return run(cargo()
+            .args(["run", "--quiet", "--release", "-p", "metaroce-proto"])
+            .args(["--features", PROTO_FEATURES, "--example", "demo", "--"])
+            .args(&args[1..]));
+    }
+    let tools = bootstrap::cosim()?;
     run(cargo()
-        .args(["run", "--quiet", "--release", "-p", "metaroce-proto"])
-        .args(["--features", PROTO_FEATURES, "--example", "demo", "--"])
-        .args(args))
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "metaroce-sim",
+            "--bin",
+            "metaroce",
+            "--",
+        ])
+        .arg("demo")
+        .args(args)
+        .env("METAROCE_VERILATOR_ROOT", &tools.verilator_root))
 }
 
 /// The full test run (what `.ci/run` calls).

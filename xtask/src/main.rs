@@ -13,9 +13,11 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args]
 
 commands:
-  demo [ARGS]   two model endpoints over a lossy multipath link; ARGS go to the demo (try --help)
+  demo [ARGS]   two RTL NICs in the Verilator co-simulation over a lossy multipath link; ARGS go to
+                `metaroce demo` (try --help); `demo --model [ARGS]` runs the reference-model demo
   test          the full test run: bootstrap, fmt, clippy, all tests, vector freshness
-  bootstrap     install the pinned external tools (tshark, Python venv with scapy)
+  bootstrap     install the pinned external tools (tshark, C++ toolchain, Python venv with scapy,
+                yosys and Verilator)
   bench [ARGS]  criterion benchmarks of the reference model and the fabric simulator
   vectors       regenerate the golden vectors under tests/vectors
   eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,

@@ -1,6 +1,7 @@
-//! `metaroce`: run, sweep and check fabric-simulator scenarios.
+//! `metaroce`: run, sweep and check fabric-simulator scenarios, and run the two-NIC RTL co-simulation.
 //!
 //! ```text
+//! metaroce demo [--loss-ppm 1000 --messages 64 --max-bytes 32768 --mix 2,1,1 --seed 1]
 //! metaroce run [SCENARIO] [--hosts N --transport rocev2 --workload all-to-all --bytes 262144 ...]
 //! metaroce sweep SCENARIO --set transport.kind=metaroce,rocev2 --set faults.0.ppm=0,100 \
 //!     --plot completion_ratio --x faults.0.ppm --group transport.kind --out out/sweep
@@ -32,11 +33,50 @@ enum Cmd {
     Sweep(SweepArgs),
     /// Run the experiments of docs/evaluation.md and rewrite their tables, CSV files and plots.
     Eval(EvalArgs),
+    /// Two RTL NICs in Verilator over a lossy multipath link: goodput, retransmissions, latency, data check.
+    Demo(DemoArgs),
     /// Check a scenario file without running it.
     Validate {
         /// The scenario file.
         scenario: PathBuf,
     },
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Messages to send from NIC A to NIC B.
+    #[arg(long, default_value_t = 64)]
+    messages: usize,
+    /// Smallest message, bytes.
+    #[arg(long, default_value_t = 1)]
+    min_bytes: u32,
+    /// Largest message, bytes.
+    #[arg(long, default_value_t = 32 * 1024)]
+    max_bytes: u32,
+    /// Weights of WRITE, WRITE with immediate and SEND, e.g. `2,1,1`.
+    #[arg(long, default_value = "2,1,1")]
+    mix: String,
+    /// Random loss on the link in parts per million (1000 = 0.1 %), both directions.
+    #[arg(long, default_value_t = 1_000)]
+    loss_ppm: u32,
+    /// Parallel paths of the link (each 200 ns slower than the previous: packets arrive reordered).
+    #[arg(long, default_value_t = 4)]
+    paths: usize,
+    /// One-way delay of the fastest path, ns.
+    #[arg(long, default_value_t = 1_000)]
+    delay_ns: u64,
+    /// Work requests in flight at most.
+    #[arg(long, default_value_t = 16)]
+    window: usize,
+    /// Seed of the message mix, the link's faults and the idle cycles.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Give up after this many clock cycles.
+    #[arg(long, default_value_t = 5_000_000)]
+    max_cycles: u64,
+    /// Print both cores' non-zero counters at the end.
+    #[arg(long)]
+    counters: bool,
 }
 
 #[derive(Args)]
@@ -574,6 +614,113 @@ fn main() -> ExitCode {
         Cmd::Run(a) => run(*a),
         Cmd::Sweep(a) => run_sweep(a),
         Cmd::Eval(a) => run_eval(a),
+        Cmd::Demo(a) => demo(a),
         Cmd::Validate { scenario } => validate(scenario),
+    }
+}
+
+fn demo(a: DemoArgs) -> ExitCode {
+    use metaroce_sim::cosim::demo::{self, DemoConfig};
+    use std::io::Write;
+    let mix: Vec<u32> = a
+        .mix
+        .split(',')
+        .filter_map(|w| w.trim().parse().ok())
+        .collect();
+    if mix.len() != 3 || mix.iter().sum::<u32>() == 0 {
+        eprintln!(
+            "--mix {}: expected three weights (WRITE, WRITE_IMM, SEND), e.g. 2,1,1",
+            a.mix
+        );
+        return ExitCode::from(2);
+    }
+    if a.min_bytes > a.max_bytes || a.max_bytes > 1 << 20 {
+        eprintln!("--min-bytes/--max-bytes: need min <= max <= 1 MiB");
+        return ExitCode::from(2);
+    }
+    let cfg = DemoConfig {
+        messages: a.messages,
+        min_bytes: a.min_bytes,
+        max_bytes: a.max_bytes,
+        mix: [mix[0], mix[1], mix[2]],
+        loss_ppm: a.loss_ppm,
+        paths: a.paths.max(1),
+        delay_ns: a.delay_ns,
+        window: a.window,
+        seed: a.seed,
+        max_cycles: a.max_cycles,
+    };
+    eprintln!(
+        "building the core's Verilator model (cached after the first run), then {} messages of {}..{} bytes at {} ppm loss over {} paths (seed {})",
+        cfg.messages, cfg.min_bytes, cfg.max_bytes, cfg.loss_ppm, cfg.paths, cfg.seed
+    );
+    let t0 = std::time::Instant::now();
+    let mut progress = |done: usize, total: usize, cycle: u64| {
+        let width = 40;
+        let filled = done * width / total.max(1);
+        let rate = cycle as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+        eprint!(
+            "\r[{}{}] {done}/{total} messages, cycle {cycle}, {:.0} cycles/s ",
+            "=".repeat(filled),
+            " ".repeat(width - filled),
+            rate
+        );
+        let _ = std::io::stderr().flush();
+    };
+    let r = match demo::run(&cfg, &mut progress) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("\ndemo failed: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    eprintln!();
+    println!(
+        "two RTL NICs (metaroce_core, 512-bit, Verilator) over {} paths at {} ppm loss",
+        cfg.paths, cfg.loss_ppm
+    );
+    println!("  messages        {} ({} bytes)", r.messages, r.bytes);
+    println!(
+        "  cycles          {} at {:.1} MHz",
+        r.cycles,
+        1e6 / demo::PERIOD_PS as f64
+    );
+    println!(
+        "  goodput         {:.2} bytes/cycle = {:.1} Gb/s",
+        r.bytes_per_cycle(),
+        r.gbps()
+    );
+    println!(
+        "  retransmissions {} of {} DATA packets ({} frames lost on the link)",
+        r.retransmissions, r.data_packets, r.link_lost
+    );
+    println!(
+        "  latency         median {} cycles, p99 {} cycles (post to completion)",
+        r.latency(0.5),
+        r.latency(0.99)
+    );
+    println!(
+        "  speed           {:.0} cycles/s of the pair ({:.1} s)",
+        r.cycles_per_s(),
+        r.wall_s
+    );
+    let ok = r.corrupt == 0 && r.bad_completions == 0;
+    println!(
+        "  data check      {} ({} messages corrupt, {} bad completions)",
+        if ok { "PASS" } else { "FAIL" },
+        r.corrupt,
+        r.bad_completions
+    );
+    if a.counters {
+        println!("  counters A      {}", r.counters[0]);
+        println!("  counters B      {}", r.counters[1]);
+    }
+    if let Some(b) = &r.first_bad {
+        println!("  first bad       {b}");
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
     }
 }

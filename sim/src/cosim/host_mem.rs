@@ -121,7 +121,12 @@ pub struct DmaServer {
     pub stats: DmaStats,
     /// The first DMA protocol error (a write with more or fewer bytes than its descriptor, ...).
     pub error: Option<Violation>,
+    /// The most recent write descriptors (up to [`WRITE_LOG`]), oldest first, for failure reports.
+    pub write_log: VecDeque<Desc>,
 }
+
+/// Write descriptors kept in [`DmaServer::write_log`].
+pub const WRITE_LOG: usize = 64;
 
 /// DMA traffic counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -175,6 +180,7 @@ impl DmaServer {
             width_bytes,
             stats: DmaStats::default(),
             error: None,
+            write_log: VecDeque::new(),
         })
     }
 
@@ -232,6 +238,10 @@ impl DmaServer {
                 let data = std::mem::take(&mut self.wr_bytes);
                 self.mem.write(d.addr, &data[..n]);
                 self.writes.pop_front();
+                if self.write_log.len() == WRITE_LOG {
+                    self.write_log.pop_front();
+                }
+                self.write_log.push_back(d);
                 self.stats.writes += 1;
                 self.stats.write_bytes += n as u64;
                 self.dones

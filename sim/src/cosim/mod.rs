@@ -5,16 +5,23 @@
 //! - [`bus`]: cycle-level testbench agents: the AXI-Lite register master, stream sources and sinks with random
 //!   idle and back-pressure, and the stream monitors that fail a run on any handshake violation;
 //! - [`host_mem`]: host memory serving the core's DMA interface with latency and back-pressure;
-//! - [`core`]: the `metaroce_core` model at its co-simulation size and a bench of one core.
+//! - [`core`]: the `metaroce_core` model at its co-simulation size and a bench of one core;
+//! - [`host`]: the host side of a core (endpoint, contexts, rings, doorbells, completions), as the driver and
+//!   firmware do it;
+//! - [`pair`]: two cores joined by the harness's link model;
+//! - [`demo`]: the two-NIC demonstration behind `metaroce demo`.
 //!
 //! The only unsafe code is in `ffi` (loading the library and calling its C ABI).
 
 pub mod build;
 pub mod bus;
 pub mod core;
+pub mod demo;
 mod ffi;
+pub mod host;
 pub mod host_mem;
 pub mod model;
+pub mod pair;
 pub mod shim;
 
 pub use build::{BuildError, ModelSource};

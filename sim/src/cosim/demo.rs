@@ -1,0 +1,455 @@
+//! The two-NIC co-simulation demonstration (`metaroce demo`): two RTL cores in Verilator, each with its host
+//! memory, joined by a lossy, reordering multipath link; core A's host posts a mix of RDMA WRITE, WRITE with
+//! immediate and SEND messages to core B through the registers and doorbells, B's host keeps receive buffers
+//! posted; the run reports goodput, retransmissions, message latency and the byte-exact data check.
+
+use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
+use super::host::{self, block_base, Cq, Qp};
+use super::pair::NicPair;
+use metaroce_proto::harness::link::LinkConfig;
+use metaroce_proto::harness::rng::Rng;
+use metaroce_regmap::block::BlockType;
+use metaroce_regmap::command::QpState;
+use metaroce_regmap::context::conn::{ConnFlags, ConnHot, ConnState};
+use metaroce_regmap::context::mr::{MrAccess, MrContext};
+use metaroce_regmap::context::qp::{QpContext, QpRemote};
+use metaroce_regmap::counters::{self, CounterId};
+use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeStatus};
+use metaroce_regmap::descriptor::rqe::RqeRepr;
+use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// Clock period of the cores in the co-simulation, picoseconds (the core's default `CLOCK_PERIOD`, 322 MHz).
+pub const PERIOD_PS: u64 = 3_103;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct DemoConfig {
+    /// Messages to send.
+    pub messages: usize,
+    /// Smallest and largest message, bytes.
+    pub min_bytes: u32,
+    /// Largest message, bytes.
+    pub max_bytes: u32,
+    /// Weights of WRITE, WRITE with immediate and SEND in the mix.
+    pub mix: [u32; 3],
+    /// Random loss on the link, parts per million (both directions).
+    pub loss_ppm: u32,
+    /// Parallel paths of the link.
+    pub paths: usize,
+    /// One-way delay of the fastest path, ns (each next path 200 ns slower).
+    pub delay_ns: u64,
+    /// Work requests in flight at most (the send queue holds 64).
+    pub window: usize,
+    /// Seed of the message mix, the link and the idle cycles.
+    pub seed: u64,
+    /// Give up after this many cycles.
+    pub max_cycles: u64,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        DemoConfig {
+            messages: 64,
+            min_bytes: 1,
+            max_bytes: 32 * 1024,
+            mix: [2, 1, 1],
+            loss_ppm: 1_000,
+            paths: 4,
+            delay_ns: 1_000,
+            window: 16,
+            seed: 1,
+            max_cycles: 5_000_000,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default)]
+pub struct DemoReport {
+    /// Messages completed (at the sender).
+    pub messages: usize,
+    /// Message bytes delivered.
+    pub bytes: u64,
+    /// Cycles from the first post to the last completion.
+    pub cycles: u64,
+    /// Message latencies, post to the sender's completion, cycles (in completion order).
+    pub latencies: Vec<u64>,
+    /// DATA packets core A sent beyond the messages' own packets (retransmissions, all causes).
+    pub retransmissions: u64,
+    /// DATA packets core A sent (retransmissions included).
+    pub data_packets: u64,
+    /// Frames the link lost.
+    pub link_lost: u64,
+    /// Messages whose bytes at B differ from A's (must be 0).
+    pub corrupt: usize,
+    /// Completions with an error status or unexpected fields (must be 0).
+    pub bad_completions: usize,
+    /// The first bad completion and what was expected.
+    pub first_bad: Option<String>,
+    /// Wall-clock seconds of the run.
+    pub wall_s: f64,
+    /// The non-zero counters of core A and core B at the end (`name=value ...`).
+    pub counters: [String; 2],
+}
+
+impl DemoReport {
+    /// Goodput in bytes per cycle.
+    pub fn bytes_per_cycle(&self) -> f64 {
+        self.bytes as f64 / self.cycles.max(1) as f64
+    }
+
+    /// Goodput in Gb/s at the co-simulation's clock.
+    pub fn gbps(&self) -> f64 {
+        self.bytes_per_cycle() * 8.0 * 1000.0 / PERIOD_PS as f64
+    }
+
+    /// The `q`-quantile of the latencies (0.5: median).
+    pub fn latency(&self, q: f64) -> u64 {
+        let mut v = self.latencies.clone();
+        v.sort_unstable();
+        v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Simulated cycles per wall-clock second (both cores).
+    pub fn cycles_per_s(&self) -> f64 {
+        self.cycles as f64 / self.wall_s.max(1e-9)
+    }
+}
+
+struct Side {
+    mac: [u8; 6],
+    ip: Ipv4Addr,
+    conn: u16,
+    isn: u32,
+    key: u32,
+}
+
+const SA: Side = Side {
+    mac: [0x02, 0, 0, 0, 0, 0x0a],
+    ip: Ipv4Addr::new(10, 0, 0, 1),
+    conn: 5,
+    isn: 1_000,
+    key: 0x0000_0111,
+};
+const SB: Side = Side {
+    mac: [0x02, 0, 0, 0, 0, 0x0b],
+    ip: Ipv4Addr::new(10, 0, 0, 2),
+    conn: 9,
+    isn: 70_000,
+    key: 0x0000_0222,
+};
+/// Data buffer of each side.
+const BUF: u64 = 0x100_0000;
+const BUF_LEN: u64 = 64 << 20;
+const QPN: u16 = 1;
+const CQN: u16 = 1;
+const RING_LOG: u8 = 6;
+/// Payload bytes per packet (the connections' default `mtu_log` 12).
+const MTU: u32 = 4096;
+
+/// Programs one side: endpoint, memory region, CQ, QP and the open connection (the firmware's work).
+fn setup(b: &mut CoreBench, me: &Side, peer: &Side) -> Result<(Qp, Cq), BenchError> {
+    host::set_endpoint(b, me.mac, me.ip)?;
+    host::create_mr(
+        b,
+        &MrContext {
+            valid: true,
+            addr: BUF,
+            length: BUF_LEN,
+            lkey: me.key,
+            rkey: me.key ^ 0x5A00_0000,
+            access: MrAccess::ALL,
+        },
+    )?;
+    let cq = host::create_cq(b, CQN, 0x8000, RING_LOG + 1)?;
+    let qp = host::create_qp(
+        b,
+        QPN,
+        &QpContext {
+            state: QpState::Ready,
+            sq_base: 0x1_0000,
+            rq_base: 0x2_0000,
+            sq_log: RING_LOG,
+            rq_log: RING_LOG,
+            sq_pi: 0,
+            sq_ci: 0,
+            rq_pi: 0,
+            rq_ci: 0,
+            send_cqn: u32::from(CQN),
+            recv_cqn: u32::from(CQN),
+            cid: u32::from(me.conn),
+            remote: Some(QpRemote {
+                qpn: u32::from(QPN),
+                mac: peer.mac,
+                ip: IpAddr::V4(peer.ip),
+            }),
+        },
+    )?;
+    host::open_conn(
+        b,
+        me.conn,
+        &ConnHot {
+            cid: u32::from(me.conn),
+            peer_cid: u32::from(peer.conn),
+            state: ConnState::Open,
+            flags: ConnFlags::RCV_INIT,
+            own_wlog: 8,
+            peer_wlog: 8,
+            ev_rr: 0,
+            backoff: 0,
+            retries: 0,
+            rnr_retries: 0,
+            ack_count: 0,
+            snd_una: me.isn,
+            snd_nxt: me.isn,
+            rcv_nxt: peer.isn,
+            snd_msn: 0,
+            rcv_msn: 0,
+            snd_ssn: 0,
+            rcv_ssn: 0,
+            ack_psn: 0,
+            ack_ts: 0,
+            ack_ev: 0,
+            ce_count: 0,
+            srtt: 0,
+            rttvar: 0,
+            cwnd: 0,
+            inflight: 0,
+            next_tx: 0,
+        },
+    )?;
+    Ok((qp, cq))
+}
+
+/// Reads every counter of a core (one snapshot).
+pub fn read_counters(b: &mut CoreBench) -> Result<Vec<u64>, BenchError> {
+    let base = block_base(BlockType::Counters);
+    b.write(base + counters::reg::SNAPSHOT, 1)?;
+    let mut v = Vec::with_capacity(usize::from(counters::COUNT));
+    for i in 0..u32::from(counters::COUNT) {
+        let lo = b.read(base + counters::reg::VALUE + 8 * i)?;
+        let hi = b.read(base + counters::reg::VALUE + 8 * i + 4)?;
+        v.push(u64::from(lo) | u64::from(hi) << 32);
+    }
+    Ok(v)
+}
+
+/// The non-zero counters of a core, `name=value` (for failure reports).
+pub fn nonzero_counters(b: &mut CoreBench) -> Result<String, BenchError> {
+    let v = read_counters(b)?;
+    Ok(counters::COUNTERS
+        .iter()
+        .zip(&v)
+        .filter(|(_, x)| **x != 0)
+        .map(|(c, x)| format!("{}={x}", c.name))
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// One message of the run.
+struct Msg {
+    op: SqOp,
+    src: u64,
+    dst: u64,
+    len: u32,
+    posted: u64,
+}
+
+/// Runs the demonstration; `progress(done, total, cycle)` is called as messages complete.
+pub fn run(
+    cfg: &DemoConfig,
+    progress: &mut dyn FnMut(usize, usize, u64),
+) -> Result<DemoReport, BenchError> {
+    let t0 = std::time::Instant::now();
+    let ccfg = cosim_config();
+    let kind = core_model(&ccfg, false)?;
+    let a = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x11)?;
+    let b = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x22)?;
+    let mut link = LinkConfig::multipath(200_000_000_000, cfg.paths, cfg.delay_ns, 200);
+    link.loss_ppm = cfg.loss_ppm;
+    let mut p = NicPair::new(a, b, link, PERIOD_PS, cfg.seed);
+    let (mut qa, mut ca) = setup(&mut p.a, &SA, &SB)?;
+    let (mut qb, mut cb) = setup(&mut p.b, &SB, &SA)?;
+    let mut rng = Rng::new(cfg.seed);
+    // The messages: sources packed in A's buffer, targets packed in B's (receive buffers for SENDs).
+    let weights: u32 = cfg.mix.iter().sum::<u32>().max(1);
+    let (mut src, mut dst) = (BUF, BUF);
+    let mut msgs = Vec::with_capacity(cfg.messages);
+    for _ in 0..cfg.messages {
+        let span = u64::from(cfg.max_bytes.max(cfg.min_bytes) - cfg.min_bytes.min(cfg.max_bytes));
+        let len = cfg.min_bytes.min(cfg.max_bytes) + rng.range_inclusive(0, span) as u32;
+        let w = rng.below(u64::from(weights)) as u32;
+        let op = if w < cfg.mix[0] {
+            SqOp::Write
+        } else if w < cfg.mix[0] + cfg.mix[1] {
+            SqOp::WriteImm(rng.next_u32())
+        } else {
+            SqOp::Send
+        };
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u32() as u8).collect();
+        p.a.dma.mem.write(src, &data);
+        msgs.push(Msg {
+            op,
+            src,
+            dst,
+            len,
+            posted: 0,
+        });
+        // 64-byte aligned, with a gap so that a stray write shows.
+        src += (u64::from(len) + 127) & !63;
+        dst += (u64::from(len) + 127) & !63;
+        if dst + u64::from(cfg.max_bytes) + 128 > BUF + BUF_LEN {
+            return Err(BenchError::Timeout(
+                "the messages do not fit the buffers".into(),
+            ));
+        }
+    }
+    // B's receive buffers, one per SEND or WRITE_IMM, posted in message order as the ring allows.
+    let recvs: Vec<usize> = msgs
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !matches!(m.op, SqOp::Write))
+        .map(|(i, _)| i)
+        .collect();
+    let mut next_recv = 0;
+    let mut recv_done = 0;
+    let mut inflight: VecDeque<(u16, usize)> = VecDeque::new();
+    let mut next = 0;
+    let mut report = DemoReport::default();
+    let start = p.a.m.cycle();
+    let ring = 1usize << RING_LOG;
+    while report.messages < msgs.len() {
+        // Keep receive buffers posted.
+        while next_recv < recvs.len() && next_recv - recv_done < ring {
+            let m = &msgs[recvs[next_recv]];
+            host::post_recv(
+                &mut p.b,
+                &mut qb,
+                &RqeRepr {
+                    wr_id: recvs[next_recv] as u64,
+                    addr: m.dst,
+                    length: m.len,
+                    lkey: SB.key,
+                },
+            )?;
+            next_recv += 1;
+        }
+        // Keep the window of work requests posted.
+        while next < msgs.len() && inflight.len() < cfg.window.clamp(1, ring) {
+            let m = &mut msgs[next];
+            m.posted = p.a.m.cycle();
+            let remote = !matches!(m.op, SqOp::Send);
+            let idx = host::post_send(
+                &mut p.a,
+                &mut qa,
+                &SqeRepr {
+                    wr_id: next as u64,
+                    op: m.op,
+                    local_addr: m.src,
+                    length: m.len,
+                    lkey: SA.key,
+                    remote_addr: if remote { m.dst } else { 0 },
+                    rkey: if remote { SB.key ^ 0x5A00_0000 } else { 0 },
+                    solicited: false,
+                },
+            )?;
+            inflight.push_back((idx, next));
+            next += 1;
+        }
+        p.run(64)?;
+        while let Some(c) = host::poll_cq(&mut p.b, &mut cb)? {
+            let i = c.wr_id as usize;
+            let ok = c.status == CqeStatus::Success
+                && msgs.get(i).is_some_and(|m| match m.op {
+                    SqOp::Send => c.opcode == CqeOpcode::Recv && c.byte_len == m.len,
+                    SqOp::WriteImm(imm) => {
+                        c.opcode == CqeOpcode::RecvWriteImm && c.imm == Some(imm)
+                    }
+                    _ => false,
+                });
+            if !ok {
+                report.bad_completions += 1;
+                report.first_bad.get_or_insert(format!("B: {c:?}"));
+            }
+            recv_done += 1;
+        }
+        while let Some(c) = host::poll_cq(&mut p.a, &mut ca)? {
+            let Some(&(idx, i)) = inflight.front() else {
+                report.bad_completions += 1;
+                continue;
+            };
+            inflight.pop_front();
+            let m = &msgs[i];
+            let want_op = if matches!(m.op, SqOp::Send) {
+                CqeOpcode::Send
+            } else {
+                CqeOpcode::Write
+            };
+            let ok = c.status == CqeStatus::Success
+                && c.wr_id == i as u64
+                && c.wqe_index == idx
+                && c.opcode == want_op;
+            if !ok {
+                report.bad_completions += 1;
+                report.first_bad.get_or_insert(format!(
+                    "A: {c:?}, expected wr_id {i}, wqe_index {idx}, {want_op:?}, success"
+                ));
+            }
+            report.messages += 1;
+            report.bytes += u64::from(m.len);
+            report.latencies.push(p.a.m.cycle() - m.posted);
+            progress(report.messages, msgs.len(), p.a.m.cycle() - start);
+        }
+        if p.a.m.cycle() - start > cfg.max_cycles {
+            let ca = nonzero_counters(&mut p.a)?;
+            let cb = nonzero_counters(&mut p.b)?;
+            return Err(BenchError::Timeout(format!(
+                "{} of {} messages completed in {} cycles (beats waiting to enter A {}, B {}; A DMA {:?}; B DMA {:?}; A counters {ca}; B counters {cb})",
+                report.messages,
+                msgs.len(),
+                cfg.max_cycles,
+                p.a.rx.pending(),
+                p.b.rx.pending(),
+                p.a.dma.stats,
+                p.b.dma.stats
+            )));
+        }
+    }
+    report.cycles = p.a.m.cycle() - start;
+    // Receive completions still on their way are drained before the data check.
+    let drain = p.a.m.cycle();
+    while recv_done < recvs.len() && p.a.m.cycle() - drain < 100_000 {
+        p.run(64)?;
+        while let Some(c) = host::poll_cq(&mut p.b, &mut cb)? {
+            report.bad_completions += usize::from(c.status != CqeStatus::Success);
+            recv_done += 1;
+        }
+    }
+    report.bad_completions += recvs.len() - recv_done;
+    for m in &msgs {
+        let want = p.a.dma.mem.read(m.src, m.len as usize);
+        if p.b.dma.mem.read(m.dst, m.len as usize) != want {
+            report.corrupt += 1;
+        }
+    }
+    report.counters = [nonzero_counters(&mut p.a)?, nonzero_counters(&mut p.b)?];
+    let ca_counters = read_counters(&mut p.a)?;
+    report.data_packets = ca_counters
+        .get(CounterId::TxDataPackets as usize)
+        .copied()
+        .unwrap_or(0);
+    // Retransmissions: DATA packets beyond each message's own (MTU-sized segments; an empty message is one
+    // packet). The core's per-cause retransmission counters are not wired yet (docs/hardware.md).
+    let own: u64 = msgs
+        .iter()
+        .map(|m| u64::from(m.len.div_ceil(MTU)).max(1))
+        .sum();
+    report.retransmissions = report.data_packets.saturating_sub(own);
+    report.link_lost = p.ab.stats().dropped() + p.ba.stats().dropped();
+    report.wall_s = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
