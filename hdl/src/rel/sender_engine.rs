@@ -22,6 +22,12 @@
 //!
 //! Operation: one command at a time, chosen in idle with the priority open > sent > feedback > timer > gate
 //! request, so a command always reads the state the previous one wrote (no forwarding is needed).
+//! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
+//! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
+//! starts only while the register is empty and the FIFO has room for a whole window's declarations
+//! ([`RTX_ROOM`]), a timer command only with that room. Gate requests and sent reports, which the transmit path
+//! waits for, go on meanwhile (without this the transmit path deadlocked when an ACK arrived while a gate
+//! request was waiting).
 //! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of
 //! [`AckProc`]'s connection words for the gate (written from its write tap), and this engine's [`EngSt`] RAM
 //! (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR counters, the
