@@ -405,7 +405,6 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
 }
 
 #[test]
-#[ignore = "core B's receive path stalls with several SENDs in flight (docs/hardware.md, Limitations)"]
 fn the_demo_mix_of_writes_write_imm_and_sends_at_one_percent_loss() {
     use metaroce_sim::cosim::demo::{run, DemoConfig};
     let cfg = DemoConfig {

@@ -24,8 +24,9 @@
 //!
 //! Position: the model classifies duplicates and PSNs beyond the window (`RecvWindow::classify`) before the
 //! message table. This stage keeps no window state: every DATA packet it examines must be new in the window.
-//! Attached before the receive window (at `rx::rx_engine`'s check point), a duplicate or out-of-window copy
-//! arrives with `drop` 0 and would be counted again (a limitation of that stage order, see the core).
+//! At `rx::rx_engine`'s check point that holds: the window's pre-classification marks duplicates and PSNs
+//! beyond the window (`drop` DUPLICATE / OUT_OF_WINDOW) before the checks, so they are not examined and touch
+//! nothing (no bytes counted twice, no failed message from a copy that a check rejects).
 //!
 //! Completion (after the packet has left): while the slot of `base_msn` is ACTIVE and complete (the model's
 //! `RecvMsg::complete`: `got >= msg_len`, a READ_REQ when it arrived):

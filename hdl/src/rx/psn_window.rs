@@ -5,7 +5,8 @@
 //! (MR-REL-8) is served with 256 (a named limitation: PSNs at `rcv_nxt + 256` and beyond are beyond the window).
 //!
 //! **Per packet.** A *candidate* is an untrimmed DATA packet that passed the connection lookup (`drop` is 0, or
-//! ACCESS / INVALID set by the memory-region and message checks upstream). With `d = psn - rcv_nxt` (mod 2^32),
+//! ACCESS / INVALID set by the memory-region and message checks upstream, or DUPLICATE / OUT_OF_WINDOW set by
+//! the pre-classification below). With `d = psn - rcv_nxt` (mod 2^32),
 //! exactly as `metaroce_proto::transport::bitmap::RecvWindow::classify`:
 //! * `d >= 2^31` (serially before `rcv_nxt`) or the bit is set: **duplicate** (MR-REL-10): `drop` =
 //!   `DUPLICATE`, any NACK verdict from upstream is cleared (the reference model classifies first);
@@ -30,7 +31,29 @@
 //! cycles (a 64-byte-payload packet takes 2 beats of the 512-bit datapath, so one connection alone still
 //! reaches 40% of line rate with minimum-size DATA and full rate from ~320-byte payloads).
 //!
-//! **Ports.** `s_axis_pkt_{tdata: PktMeta, tuser: NackReq, tvalid, tready}` → `m_axis_pkt_{tdata: PktMeta,
+//! **Pre-classification** (`s_axis_pre_*` → `m_axis_pre_*`, before the message-level checks). The reference
+//! model classifies a DATA packet (`RecvWindow::classify`) before anything touches the message table, so a
+//! duplicate or a PSN beyond the window must reach the checks already marked. This read-only path classifies
+//! every untrimmed DATA packet with `drop` 0 exactly as S1 will and sets `drop` = DUPLICATE / OUT_OF_WINDOW;
+//! the checks and the completion stage pass such a packet unchanged, and S1 classifies it again (same result:
+//! it never accepts it; its `WinInfo.dup` / `oow` feed the ACK generator as before). It reads its own copy of
+//! the window RAM, written with the same data in the same cycles (opens included). Stages: a two-entry input
+//! queue (registered `tready`), PB (the word read when the packet enters PB; the comparisons), the output
+//! register. Exactness: the word read may miss the updates of earlier packets between the pre-classification
+//! and S4's write; those packets are held in order in an [`InFlight`] ring (every packet that left on
+//! `m_axis_pre` until one cycle after it left S4, when its write is visible to the read). The word's verdict is
+//! final for those packets' effects can only set bits and advance `rcv_nxt` by at most 256 (the in-flight PSNs
+//! were all inside the window of an older word): a duplicate stays a duplicate, a new PSN stays new unless an
+//! in-flight packet of the connection classified new has the same PSN. So PB waits (re-reading the word each
+//! cycle) while an in-flight packet of its connection classified new has its PSN, or has any PSN when the word
+//! says beyond the window or within 256 past half the PSN space behind (the earlier packet's acceptance may
+//! move it into the window or beyond it). Such waits need a duplicate or an out-of-window PSN while an earlier
+//! packet of the connection is in flight; otherwise one packet per cycle (the ring holds [`INFLIGHT`] packets,
+//! enough to cover the window's latency at full rate; the message-level checks between keep fewer). Every
+//! packet sent on `m_axis_pre_*` must come back on `s_axis_pkt_*`, in order, with nothing else in between.
+//!
+//! **Ports.** `s_axis_pre_{tdata: PktMeta, tvalid, tready}` → `m_axis_pre_*` (latency 3 cycles);
+//! `s_axis_pkt_{tdata: PktMeta, tuser: NackReq, tvalid, tready}` → `m_axis_pkt_{tdata: PktMeta,
 //! tuser: WinInfo, tvalid, tready}`; `s_axis_open_*` (`ConnOpen`: `rcv_nxt` = `peer_isn`, bitmap cleared;
 //! taken in cycles without a pipeline write). Latency 6 cycles. Construct with [`PsnWindow::new`]`(conn_bits)`.
 
@@ -331,6 +354,132 @@ fn run_scan_verilog() -> String {
     v
 }
 
+/// One bit of a 256-bit word: `hit = word[idx]`. Combinational.
+#[derive(LogicBlock, Default)]
+pub struct BitSel {
+    /// The word.
+    pub word: Signal<In, Bits<256>>,
+    /// Bit index.
+    pub idx: Signal<In, Bits<8>>,
+    /// `word[idx]`.
+    pub hit: Signal<Out, Bit>,
+}
+
+impl Logic for BitSel {
+    fn update(&mut self) {
+        self.hit.next = self.word.val().get_bit(self.idx.val().index());
+    }
+    fn connect(&mut self) {
+        self.hit.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(*) hit = word[idx];\n".into())
+    }
+}
+
+/// Entries of [`InFlight`]: packets between the pre-classification and the window's write.
+pub const INFLIGHT: usize = 16;
+
+/// The packets between the window's pre-classification and its write stage, in order (a ring of
+/// [`INFLIGHT`] entries `{ conn, psn, new }`): `push` appends one (when not `full`), `pop` removes the oldest
+/// (ignored when empty). `hit_conn` = some entry marked `new` has connection `q_conn`; `hit_psn` = some entry
+/// marked `new` has `q_conn` and PSN `q_psn`. Outputs combinational from the registered entries.
+#[derive(LogicBlock, Default)]
+pub struct InFlight {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset (empties the ring).
+    pub rst: Signal<In, Bit>,
+    /// Append an entry.
+    pub push: Signal<In, Bit>,
+    /// Its connection (RAM index).
+    pub push_conn: Signal<In, Bits<16>>,
+    /// Its PSN.
+    pub push_psn: Signal<In, Bits<32>>,
+    /// It is a candidate classified new.
+    pub push_new: Signal<In, Bit>,
+    /// Remove the oldest entry.
+    pub pop: Signal<In, Bit>,
+    /// Connection asked about.
+    pub q_conn: Signal<In, Bits<16>>,
+    /// PSN asked about.
+    pub q_psn: Signal<In, Bits<32>>,
+    /// A `new` entry of `q_conn`.
+    pub hit_conn: Signal<Out, Bit>,
+    /// A `new` entry of `q_conn` with PSN `q_psn`.
+    pub hit_psn: Signal<Out, Bit>,
+    /// No free entry.
+    pub full: Signal<Out, Bit>,
+    _e: [(bool, u64, u64, bool); INFLIGHT],
+    _wp: usize,
+    _rp: usize,
+}
+
+impl Logic for InFlight {
+    fn update(&mut self) {
+        if self.clk.pos_edge() {
+            if self.rst.val() {
+                self._e = [(false, 0, 0, false); INFLIGHT];
+                self._wp = 0;
+                self._rp = 0;
+            } else {
+                // both decided on the entries before the edge (as the Verilog's non-blocking writes)
+                let push = self.push.val() && !self._e[self._wp].0;
+                if self.pop.val() && self._e[self._rp].0 {
+                    self._e[self._rp].0 = false;
+                    self._rp = (self._rp + 1) % INFLIGHT;
+                }
+                if push {
+                    self._e[self._wp] = (
+                        true,
+                        self.push_conn.val().to_u64(),
+                        self.push_psn.val().to_u64(),
+                        self.push_new.val(),
+                    );
+                    self._wp = (self._wp + 1) % INFLIGHT;
+                }
+            }
+        }
+        let qc = self.q_conn.val().to_u64();
+        let qp = self.q_psn.val().to_u64();
+        let m = |e: &(bool, u64, u64, bool)| e.0 && e.3 && e.1 == qc;
+        self.hit_conn.next = self._e.iter().any(m);
+        self.hit_psn.next = self._e.iter().any(|e| m(e) && e.2 == qp);
+        self.full.next = self._e[self._wp].0;
+    }
+    fn connect(&mut self) {
+        self.hit_conn.connect();
+        self.hit_psn.connect();
+        self.full.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let n = INFLIGHT;
+        let pb = n.trailing_zeros();
+        let mut v = format!(
+            "reg [15:0] e_conn [0:{m}];\nreg [31:0] e_psn [0:{m}];\nreg [{m}:0] e_new;\nreg [{m}:0] e_vld;\n\
+             reg [{p}:0] wp;\nreg [{p}:0] rp;\nwire [{m}:0] mc;\nwire [{m}:0] mp;\n\
+             always @(posedge clk) begin\n   if (rst) begin\n      e_vld <= {n}'d0;\n      wp <= {pb}'d0;\n\
+             \x20     rp <= {pb}'d0;\n   end else begin\n      if (pop & e_vld[rp]) begin\n\
+             \x20        e_vld[rp] <= 1'b0;\n         rp <= rp + {pb}'d1;\n      end\n\
+             \x20     if (push & ~e_vld[wp]) begin\n         e_vld[wp] <= 1'b1;\n         e_new[wp] <= push_new;\n\
+             \x20        e_conn[wp] <= push_conn;\n         e_psn[wp] <= push_psn;\n         wp <= wp + {pb}'d1;\n\
+             \x20     end\n   end\nend\n",
+            m = n - 1,
+            p = pb - 1,
+        );
+        for i in 0..n {
+            v.push_str(&format!(
+                "assign mc[{i}] = e_vld[{i}] & e_new[{i}] & (e_conn[{i}] == q_conn);\n\
+                 assign mp[{i}] = mc[{i}] & (e_psn[{i}] == q_psn);\n"
+            ));
+        }
+        v.push_str(
+            "always @(*) begin\n   hit_conn = |mc;\n   hit_psn = |mp;\n   full = e_vld[wp];\nend\n",
+        );
+        Verilog::Custom(v)
+    }
+}
+
 /// The receive window (see the module docs).
 #[derive(LogicBlock)]
 pub struct PsnWindow {
@@ -360,7 +509,45 @@ pub struct PsnWindow {
     pub m_axis_pkt_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_pkt_tready: Signal<In, Bit>,
+    /// Packets to pre-classify (before the checks).
+    pub s_axis_pre_tdata: Signal<In, PktMeta>,
+    /// Valid.
+    pub s_axis_pre_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_pre_tready: Signal<Out, Bit>,
+    /// Pre-classified packets (`drop` = DUPLICATE / OUT_OF_WINDOW when so classified), to the checks.
+    pub m_axis_pre_tdata: Signal<Out, PktMeta>,
+    /// Valid.
+    pub m_axis_pre_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_pre_tready: Signal<In, Bit>,
     ram: SdpRam<WinEntry, 16>,
+    ram2: SdpRam<WinEntry, 16>,
+    bsel: BitSel,
+    infl: InFlight,
+    // pre-classification: input queue (head, skid), classify stage, output register
+    qa_v: DFF<Bit>,
+    qa_p: DFF<PktMeta>,
+    qb_v: DFF<Bit>,
+    qb_p: DFF<PktMeta>,
+    pb_v: DFF<Bit>,
+    pb_p: DFF<PktMeta>,
+    pb_cand: DFF<Bit>,
+    po_v: DFF<Bit>,
+    po_p: DFF<PktMeta>,
+    pop_d: DFF<Bit>,
+    pre_take: Signal<Local, Bit>,
+    e2: Signal<Local, WinEntry>,
+    pd: Signal<Local, Bits<32>>,
+    pneg: Signal<Local, Bit>,
+    pnear: Signal<Local, Bit>,
+    pbeyond: Signal<Local, Bit>,
+    pdup: Signal<Local, Bit>,
+    poow: Signal<Local, Bit>,
+    phold: Signal<Local, Bit>,
+    pb_go: Signal<Local, Bit>,
+    padv: Signal<Local, Bit>,
+    ppm: Signal<Local, PktMeta>,
     scan: RunScan,
     thermo: AtOrAfter,
     tset: BitTestSet,
@@ -447,7 +634,38 @@ impl PsnWindow {
             m_axis_pkt_tuser: Default::default(),
             m_axis_pkt_tvalid: Default::default(),
             m_axis_pkt_tready: Default::default(),
+            s_axis_pre_tdata: Default::default(),
+            s_axis_pre_tvalid: Default::default(),
+            s_axis_pre_tready: Default::default(),
+            m_axis_pre_tdata: Default::default(),
+            m_axis_pre_tvalid: Default::default(),
+            m_axis_pre_tready: Default::default(),
             ram: SdpRam::new(depth),
+            ram2: SdpRam::new(depth),
+            bsel: Default::default(),
+            infl: Default::default(),
+            qa_v: Default::default(),
+            qa_p: Default::default(),
+            qb_v: Default::default(),
+            qb_p: Default::default(),
+            pb_v: Default::default(),
+            pb_p: Default::default(),
+            pb_cand: Default::default(),
+            po_v: Default::default(),
+            po_p: Default::default(),
+            pop_d: Default::default(),
+            pre_take: Default::default(),
+            e2: Default::default(),
+            pd: Default::default(),
+            pneg: Default::default(),
+            pnear: Default::default(),
+            pbeyond: Default::default(),
+            pdup: Default::default(),
+            poow: Default::default(),
+            phold: Default::default(),
+            pb_go: Default::default(),
+            padv: Default::default(),
+            ppm: Default::default(),
             scan: Default::default(),
             thermo: Default::default(),
             tset: Default::default(),
@@ -517,9 +735,12 @@ impl Logic for PsnWindow {
     fn update(&mut self) {
         dff_setup!(
             self, clk, v1, p1, n1, ok1, cand1, hz1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4,
-            p4, w4, ov, op, ow
+            p4, w4, ov, op, ow, qa_v, qa_p, qb_v, qb_p, pb_v, pb_p, pb_cand, po_v, po_p, pop_d
         );
         self.ram.clk.next = self.clk.val();
+        self.ram2.clk.next = self.clk.val();
+        self.infl.clk.next = self.clk.val();
+        self.infl.rst.next = self.rst.val();
         self.scan.clk.next = self.clk.val();
 
         // Every stage advances when the output register is free or drained.
@@ -530,7 +751,9 @@ impl Logic for PsnWindow {
         self.ip.next = self.s_axis_pkt_tdata.val();
         self.iok.next = (!self.ip.val().drop.any()
             | (self.ip.val().drop == self.c_access.val())
-            | (self.ip.val().drop == self.c_invalid.val()))
+            | (self.ip.val().drop == self.c_invalid.val())
+            | (self.ip.val().drop == self.c_dup.val())
+            | (self.ip.val().drop == self.c_oow.val()))
             & ((self.ip.val().ptype == self.c_data.val())
                 | (self.ip.val().ptype == self.c_ctrl.val()));
         self.icand.next =
@@ -656,6 +879,93 @@ impl Logic for PsnWindow {
             self.ram.wr_addr.next = self.s_axis_open_tdata.val().conn & self.c_mask.val();
             self.ram.wr_data.next = self.oentry.val();
         }
+        // The pre-classification's copy takes the same writes in the same cycle.
+        self.ram2.wr_en.next = self.ram.wr_en.val();
+        self.ram2.wr_addr.next = self.ram.wr_addr.val();
+        self.ram2.wr_data.next = self.ram.wr_data.val();
+        // A packet leaving S4 has written (if at all): it leaves the in-flight ring one cycle later, after
+        // a read issued in the cycle of the write (read-first: the old word) has been classified.
+        self.pop_d.d.next = self.en.val() & self.v4.q.val();
+        self.infl.pop.next = self.pop_d.q.val();
+
+        // Pre-classification. Input queue of two (head qa, skid qb): `tready` is a register.
+        self.s_axis_pre_tready.next = !self.qb_v.q.val();
+        self.pre_take.next = self.s_axis_pre_tvalid.val() & !self.qb_v.q.val();
+        // PB: the packet with its connection's word (read when it entered PB, or re-read while it waits).
+        self.e2.next = self.ram2.rd_data.val();
+        self.pd.next = self.pb_p.q.val().psn - self.e2.val().rcv_nxt;
+        self.pneg.next = self.pd.val().get_bit(31);
+        self.pnear.next = self.pneg.val() & !self.pd.val().get_bits::<23>(8).any();
+        self.pbeyond.next = !self.pneg.val() & self.pd.val().get_bits::<24>(8).any();
+        self.bsel.word.next = self.e2.val().bm;
+        self.bsel.idx.next = self.pb_p.q.val().psn.get_bits::<8>(0);
+        self.pdup.next =
+            self.pb_cand.q.val() & (self.pneg.val() | (!self.pbeyond.val() & self.bsel.hit.val()));
+        self.poow.next = self.pb_cand.q.val() & self.pbeyond.val();
+        self.infl.q_conn.next = self.pb_p.q.val().conn & self.c_mask.val();
+        self.infl.q_psn.next = self.pb_p.q.val().psn;
+        // Undecided while an earlier packet of the connection, classified new, has not written: one with the
+        // same PSN (it may be accepted or not), or any when the word says beyond the window or just past
+        // half the PSN space behind (its acceptance may advance rcv_nxt by up to 256).
+        self.phold.next = self.pb_cand.q.val()
+            & ((!self.pneg.val() & self.infl.hit_psn.val())
+                | ((self.pbeyond.val() | self.pnear.val()) & self.infl.hit_conn.val()));
+        self.pb_go.next = self.pb_v.q.val()
+            & !self.phold.val()
+            & (!self.po_v.q.val() | self.m_axis_pre_tready.val())
+            & !self.infl.full.val();
+        self.padv.next = self.qa_v.q.val() & (!self.pb_v.q.val() | self.pb_go.val());
+        if self.padv.val() {
+            self.ram2.rd_addr.next = self.qa_p.q.val().conn & self.c_mask.val();
+        } else {
+            self.ram2.rd_addr.next = self.pb_p.q.val().conn & self.c_mask.val();
+        }
+        if self.padv.val() {
+            if self.qb_v.q.val() {
+                self.qa_p.d.next = self.qb_p.q.val();
+                self.qb_v.d.next = false;
+            } else {
+                self.qa_v.d.next = self.pre_take.val();
+                self.qa_p.d.next = self.s_axis_pre_tdata.val();
+            }
+        } else if self.qa_v.q.val() {
+            if self.pre_take.val() {
+                self.qb_v.d.next = true;
+                self.qb_p.d.next = self.s_axis_pre_tdata.val();
+            }
+        } else {
+            self.qa_v.d.next = self.pre_take.val();
+            self.qa_p.d.next = self.s_axis_pre_tdata.val();
+        }
+        if self.padv.val() {
+            self.pb_v.d.next = true;
+            self.pb_p.d.next = self.qa_p.q.val();
+            self.pb_cand.d.next = !self.qa_p.q.val().drop.any()
+                & (self.qa_p.q.val().ptype == self.c_data.val())
+                & !self.qa_p.q.val().trimmed;
+        } else if self.pb_go.val() {
+            self.pb_v.d.next = false;
+        }
+        self.ppm.next = self.pb_p.q.val();
+        if self.pdup.val() {
+            self.ppm.next.drop = self.c_dup.val();
+        }
+        if self.poow.val() {
+            self.ppm.next.drop = self.c_oow.val();
+        }
+        self.infl.push.next = self.pb_go.val();
+        self.infl.push_conn.next = self.pb_p.q.val().conn & self.c_mask.val();
+        self.infl.push_psn.next = self.pb_p.q.val().psn;
+        self.infl.push_new.next = self.pb_cand.q.val() & !self.pdup.val() & !self.poow.val();
+        if self.m_axis_pre_tready.val() {
+            self.po_v.d.next = false;
+        }
+        if self.pb_go.val() {
+            self.po_v.d.next = true;
+            self.po_p.d.next = self.ppm.val();
+        }
+        self.m_axis_pre_tvalid.next = self.po_v.q.val();
+        self.m_axis_pre_tdata.next = self.po_p.q.val();
         if self.m_axis_pkt_tready.val() {
             self.ov.d.next = false;
         }
@@ -677,6 +987,11 @@ impl Logic for PsnWindow {
             self.v3.d.next = false;
             self.v4.d.next = false;
             self.ov.d.next = false;
+            self.qa_v.d.next = false;
+            self.qb_v.d.next = false;
+            self.pb_v.d.next = false;
+            self.po_v.d.next = false;
+            self.pop_d.d.next = false;
         }
     }
 }

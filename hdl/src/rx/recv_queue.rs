@@ -23,7 +23,10 @@
 //! completions are retried (the model's `deliver_in_order`).
 //!
 //! One request (packet or pop) at a time; a packet that needs an RQE waits for its DMA read (limitation: SEND
-//! throughput is bounded by the DMA read latency; WRITE and READ packets take 3 cycles).
+//! throughput is bounded by the DMA read latency; WRITE and READ packets take 3 cycles). A packet whose verdict
+//! is done waits in the output register (`m_axis_pkt_*`) with the FSM free: pops and opens are served while it
+//! waits, and the next packet is taken once it has left. The completion stage downstream stops taking packets
+//! while it pops, so a pop must never wait behind an output packet (that was a deadlock of the receive path).
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
@@ -167,6 +170,7 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     popped: DFF<RqePop>,
     kick: DFF<ConnIdx>,
     kick_v: DFF<Bit>,
+    opend: DFF<Bit>,
     ci_wr: DFF<Bit>,
     ci_new: DFF<Bits<16>>,
     ctx_data: Signal<Local, Bits<512>>,
@@ -232,7 +236,6 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_s_4: Lit<4, 4>,
     k_s_desc: Lit<4, 6>,
     k_s_rd: Lit<4, 7>,
-    k_s_out: Lit<4, 8>,
     k_s_pout: Lit<4, 9>,
     k_k_pkt: Lit<2, 0>,
     k_k_pop: Lit<2, 1>,
@@ -302,6 +305,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             popped: Default::default(),
             kick: Default::default(),
             kick_v: Default::default(),
+            opend: Default::default(),
             ci_wr: Default::default(),
             ci_new: Default::default(),
             ctx_data: Default::default(),
@@ -367,7 +371,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_s_4: Default::default(),
             k_s_desc: Default::default(),
             k_s_rd: Default::default(),
-            k_s_out: Default::default(),
             k_s_pout: Default::default(),
             k_k_pkt: Default::default(),
             k_k_pop: Default::default(),
@@ -393,7 +396,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, kind, conn_r, qp_r, qv_r, base_r, meta, chk, desc, popped, kick,
-            kick_v, ci_wr, ci_new
+            kick_v, opend, ci_wr, ci_new
         );
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
@@ -475,6 +478,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.take_q.next =
             self.idle.val() & !self.s_axis_open_tvalid.val() & self.s_axis_pop_tvalid.val();
         self.take_p.next = self.idle.val()
+            & !self.opend.q.val()
             & !self.s_axis_open_tvalid.val()
             & !self.s_axis_pop_tvalid.val()
             & self.s_axis_pkt_tvalid.val();
@@ -581,7 +585,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     // The completion stage's WRITE_IMM RNR NACK (MR-SEM-20) carries this aux.
                     self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
                 }
-                self.state.d.next = self.k_s_out.v.val();
+                // The packet is done unless it needs its RQE: it waits on the output, the FSM is free.
+                self.state.d.next = self.k_s_idle.v.val();
+                self.opend.d.next = true;
                 if self.examined.val() & self.is_send.val() {
                     self.chk.d.next.rqe_index = self.idx.val();
                     if self.bad_off.val() {
@@ -604,6 +610,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                         }
                     } else {
                         self.state.d.next = self.k_s_desc.v.val();
+                        self.opend.d.next = false;
                     }
                 }
             }
@@ -636,15 +643,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.chk.d.next.rqe_lkey =
                     self.rqe.val().get_bits::<32>(self.k_r_lkey.v.val().index());
                 if self.s_axis_dma_rd_tlast.val() {
-                    self.state.d.next = self.k_s_out.v.val();
+                    self.state.d.next = self.k_s_idle.v.val();
+                    self.opend.d.next = true;
                 }
             }
         }
         self.m_axis_pkt_tdata.next = self.meta.q.val();
         self.m_axis_pkt_tuser.next = self.chk.q.val();
-        self.m_axis_pkt_tvalid.next = self.state.q.val() == self.k_s_out.v.val();
-        if (self.state.q.val() == self.k_s_out.v.val()) & self.m_axis_pkt_tready.val() {
-            self.state.d.next = self.k_s_idle.v.val();
+        self.m_axis_pkt_tvalid.next = self.opend.q.val();
+        if self.opend.q.val() & self.m_axis_pkt_tready.val() {
+            self.opend.d.next = false;
         }
         self.m_axis_popped_tdata.next = self.popped.q.val();
         self.m_axis_popped_tvalid.next = self.state.q.val() == self.k_s_pout.v.val();
@@ -654,6 +662,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.rst.val() {
             self.state.d.next = self.k_s_idle.v.val();
             self.kick_v.d.next = false;
+            self.opend.d.next = false;
             self.ci_wr.d.next = false;
         }
     }

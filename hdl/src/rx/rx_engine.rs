@@ -6,7 +6,8 @@
 //! s_axis_meta ─▶ ConnLookup ─┬─ ACK / NACK of a live connection ─────────────────────────────▶ m_axis_fb
 //!                            ├─ exception (opens, restarts, NACK NO_CONTEXT with DCID 0) ───────▶ m_axis_exc
 //!                            ├─ NACK NO_CONTEXT requests ───────────────┐
-//!                            └─ every other packet ─▶ m_axis_chk         │
+//!                            └─ every other packet ─▶ PsnWindow          │
+//!                                 (pre-classification) ─▶ m_axis_chk    │
 //!   (receive queue → MR check → completion checks, outside) ─▶ s_axis_chk │
 //!        ─▶ PsnWindow ─▶ AckGen ─┬─ ACK / NACK requests ──────────────────┴─ (arbiter) ─▶ m_axis_ctl
 //!                                ├─ every packet with its WinInfo ──────────────────────▶ m_axis_place
@@ -17,8 +18,10 @@
 //! * `m_axis_chk_*` / `s_axis_chk_*`: the attachment point of the message-level checks (`rx::recv_queue`,
 //!   `rx::mr_check`, the checks of `rx::completion`). They must return every packet, in order, with `drop` and a
 //!   [`NackReq`] verdict (`tuser`; the `nack`, `code`, `aux` fields of their `RxCheck`); with nothing attached,
-//!   loop `m_axis_chk` back to `s_axis_chk` with `tuser` = 0. The window classifies before their verdict counts
-//!   (duplicates and packets beyond the window are acknowledged, not NACKed, as the reference model does).
+//!   loop `m_axis_chk` back to `s_axis_chk` with `tuser` = 0. Duplicates and PSNs beyond the window leave on
+//!   `m_axis_chk` already marked (`drop` DUPLICATE / OUT_OF_WINDOW, the window's pre-classification, see
+//!   `rx::psn_window`), so the checks and the message table pass them unchanged, as the reference model
+//!   classifies before the message table (MR-REL-10, MR-REL-11); they are acknowledged, not NACKed.
 //! * `m_axis_place_*` (PktMeta + [`WinInfo`]): every packet that went through the window, for placement
 //!   (`WinInfo.accepted` = place the payload) and the completion stage's message-table update. The payload of
 //!   every packet arriving on `s_axis_meta` leaves on `m_axis_pay` unchanged and in the same order (placement
@@ -30,8 +33,9 @@
 //! * `drop_valid` / `drop_code`: one pulse per dropped packet with its `rx::drop` code (counted where the
 //!   packet leaves on `m_axis_place`; exception packets are not drops).
 //!
-//! Latency: lookup 3 + window 6 + ACK generator 3 cycles plus the attached stages; one packet per cycle (see the
-//! blocks' hazard rules for back-to-back packets of one connection). Construct with
+//! Latency: lookup 3 + pre-classification 3 + window 6 + ACK generator 3 cycles plus the attached stages; one
+//! packet per cycle (see the blocks' hazard rules for back-to-back packets of one connection; the
+//! pre-classification waits only for a duplicate or out-of-window PSN of a connection with packets in flight). Construct with
 //! [`RxEngine::new`]`(conn_bits)`; `DW`/`KW` is the payload datapath width.
 
 use crate::records::{CtxWrite, PktMeta};
@@ -294,14 +298,19 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
             & ((self.cl_m.val().ptype == self.c_ack.val())
                 | (self.cl_m.val().ptype == self.c_nack.val()));
         self.m_axis_fb_tdata.next = self.cl_m.val();
-        self.m_axis_chk_tdata.next = self.cl_m.val();
+        self.window.s_axis_pre_tdata.next = self.cl_m.val();
         self.m_axis_fb_tvalid.next = self.lookup.m_axis_meta_tvalid.val() & self.is_fb.val();
-        self.m_axis_chk_tvalid.next = self.lookup.m_axis_meta_tvalid.val() & !self.is_fb.val();
+        self.window.s_axis_pre_tvalid.next =
+            self.lookup.m_axis_meta_tvalid.val() & !self.is_fb.val();
         if self.is_fb.val() {
             self.lookup.m_axis_meta_tready.next = self.m_axis_fb_tready.val();
         } else {
-            self.lookup.m_axis_meta_tready.next = self.m_axis_chk_tready.val();
+            self.lookup.m_axis_meta_tready.next = self.window.s_axis_pre_tready.val();
         }
+        // The window's pre-classification (duplicates, beyond the window) before the checks.
+        self.m_axis_chk_tdata.next = self.window.m_axis_pre_tdata.val();
+        self.m_axis_chk_tvalid.next = self.window.m_axis_pre_tvalid.val();
+        self.window.m_axis_pre_tready.next = self.m_axis_chk_tready.val();
         self.m_axis_exc_tdata.next = self.lookup.m_axis_exc_tdata.val();
         self.m_axis_exc_tvalid.next = self.lookup.m_axis_exc_tvalid.val();
         self.lookup.m_axis_exc_tready.next = self.m_axis_exc_tready.val();

@@ -544,7 +544,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
         self.rxe.m_axis_exc_tready.next = self.m_axis_exc_tready.val();
 
-        // The message-level checks between the engine's classification and its window:
+        // The message-level checks between the engine's classification (duplicates and PSNs beyond the window
+        // already marked, so that they pass unchanged) and its window:
         // receive queue -> memory-region check -> message table.
         self.rq.s_axis_pkt_tdata.next = self.rxe.m_axis_chk_tdata.val();
         self.rq.s_axis_pkt_tuser.next.rqe_ok = false;

@@ -77,6 +77,9 @@ struct DemoArgs {
     /// Print both cores' non-zero counters at the end.
     #[arg(long)]
     counters: bool,
+    /// Write both cores' waveforms (a.vcd, b.vcd) into this folder (builds the model with waveform support).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -649,6 +652,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         window: a.window,
         seed: a.seed,
         max_cycles: a.max_cycles,
+        vcd: a.vcd.clone(),
     };
     eprintln!(
         "building the core's Verilator model (cached after the first run), then {} messages of {}..{} bytes at {} ppm loss over {} paths (seed {})",

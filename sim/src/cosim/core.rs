@@ -99,6 +99,8 @@ pub enum BenchError {
     Timeout(String),
     /// A register access answered with an error response.
     BusError(AxilDone),
+    /// The bench could not be set up as asked (a layout the regmap rejects, a file that cannot be written).
+    Setup(String),
 }
 
 impl fmt::Display for BenchError {
@@ -108,6 +110,7 @@ impl fmt::Display for BenchError {
             BenchError::Violation(v) => write!(f, "handshake violation: {v}"),
             BenchError::Timeout(what) => write!(f, "timeout: {what}"),
             BenchError::BusError(d) => write!(f, "register access {:?} answered {}", d.op, d.resp),
+            BenchError::Setup(what) => write!(f, "setup: {what}"),
         }
     }
 }

@@ -46,6 +46,9 @@ pub struct DemoConfig {
     pub seed: u64,
     /// Give up after this many cycles.
     pub max_cycles: u64,
+    /// Write both cores' waveforms (`a.vcd`, `b.vcd`) into this folder (the model is then built with
+    /// waveform support; a VCD of the whole core grows by megabytes per thousand cycles).
+    pub vcd: Option<std::path::PathBuf>,
 }
 
 impl Default for DemoConfig {
@@ -61,6 +64,7 @@ impl Default for DemoConfig {
             window: 16,
             seed: 1,
             max_cycles: 5_000_000,
+            vcd: None,
         }
     }
 }
@@ -266,12 +270,18 @@ pub fn run(
 ) -> Result<DemoReport, BenchError> {
     let t0 = std::time::Instant::now();
     let ccfg = cosim_config();
-    let kind = core_model(&ccfg, false)?;
+    let kind = core_model(&ccfg, cfg.vcd.is_some())?;
     let a = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x11)?;
     let b = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x22)?;
     let mut link = LinkConfig::multipath(200_000_000_000, cfg.paths, cfg.delay_ns, 200);
     link.loss_ppm = cfg.loss_ppm;
     let mut p = NicPair::new(a, b, link, PERIOD_PS, cfg.seed);
+    if let Some(dir) = &cfg.vcd {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| BenchError::Setup(format!("{}: {e}", dir.display())))?;
+        p.a.m.trace(&dir.join("a.vcd")).map_err(BenchError::Setup)?;
+        p.b.m.trace(&dir.join("b.vcd")).map_err(BenchError::Setup)?;
+    }
     let (mut qa, mut ca) = setup(&mut p.a, &SA, &SB)?;
     let (mut qb, mut cb) = setup(&mut p.b, &SB, &SA)?;
     let mut rng = Rng::new(cfg.seed);
@@ -303,7 +313,7 @@ pub fn run(
         src += (u64::from(len) + 127) & !63;
         dst += (u64::from(len) + 127) & !63;
         if dst + u64::from(cfg.max_bytes) + 128 > BUF + BUF_LEN {
-            return Err(BenchError::Timeout(
+            return Err(BenchError::Setup(
                 "the messages do not fit the buffers".into(),
             ));
         }

@@ -24,7 +24,7 @@ use std::net::Ipv4Addr;
 const COMMIT_TIMEOUT: u64 = 1_000;
 
 fn regmap_err(what: &str, e: impl std::fmt::Debug) -> BenchError {
-    BenchError::Timeout(format!("{what}: {e:?}"))
+    BenchError::Setup(format!("{what}: {e:?}"))
 }
 
 /// The register-space base of a block of the default map.

@@ -1,0 +1,265 @@
+//! Receive queue (MR-SEM-19/20, MR-SEM-27, spec 8.6 and 8.7) in rust-hdl's simulator: the RQE fetch of a SEND
+//! and the RQE pop of a completion while the packet output is back-pressured.
+//!
+//! Regression: the completion stage downstream stops taking packets while it waits for a pop answer; the
+//! receive queue used to hold a finished packet in its FSM until the packet left, so a pop that arrived
+//! meanwhile was never taken and the receive path stalled for good (found by the two-core co-simulation with
+//! back-to-back SEND messages: recv_queue offering a packet, the MR check full, the completion stage in its pop
+//! state).
+
+use metaroce_hdl::dma::DmaDesc;
+use metaroce_hdl::records::{CtxWrite, PktMeta};
+use metaroce_hdl::rel::records::ConnOpen;
+use metaroce_hdl::rx::mr_check::RxCheck;
+use metaroce_hdl::rx::recv_queue::{RecvQueue, RqePop};
+use metaroce_proto::wire::{Opcode, PacketType};
+use metaroce_regmap::command::QpState;
+use metaroce_regmap::context::qp::{QpContext, QpRemote};
+use metaroce_regmap::descriptor::rqe::RqeRepr;
+use metaroce_regmap::queues::page;
+use rust_hdl::prelude::*;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// 256-bit DMA data, 4 connections, 4 QPs.
+type Uut = RecvQueue<256, 32, 2, 2>;
+
+const CONN: u64 = 2;
+const QPN: u64 = 1;
+const RQ_BASE: u64 = 0x4_0000;
+const RQ_LOG: u8 = 4;
+
+fn bits<const N: usize>(buf: &[u8]) -> Bits<N> {
+    let mut v = Bits::<N>::default();
+    for (i, b) in buf.iter().enumerate().take(N / 8) {
+        for k in 0..8 {
+            v = v.replace_bit(8 * i + k, (b >> k) & 1 != 0);
+        }
+    }
+    v
+}
+
+fn rqe(n: u64) -> RqeRepr {
+    RqeRepr {
+        wr_id: 0x1111_0000 + n,
+        addr: 0x80_0000 + 0x1000 * n,
+        length: 0x1000,
+        lkey: 0x77,
+    }
+}
+
+struct Tb {
+    u: Box<Uut>,
+    cycles: u64,
+}
+
+impl Tb {
+    fn new() -> Tb {
+        let mut u = Box::new(Uut::new());
+        u.connect_all();
+        let mut tb = Tb { u, cycles: 0 };
+        tb.idle_inputs();
+        tb.u.rst.next = true;
+        tb.clock();
+        tb.clock();
+        tb.u.rst.next = false;
+        tb
+    }
+
+    fn idle_inputs(&mut self) {
+        let u = &mut *self.u;
+        u.s_axis_ctxw_tvalid.next = false;
+        u.s_axis_open_tvalid.next = false;
+        u.cfg_wr_en.next = false;
+        u.cfg_max_msgs.next = 8.into();
+        u.cfg_rnr_timer_us.next = 10.into();
+        u.s_axis_pkt_tvalid.next = false;
+        u.m_axis_pkt_tready.next = false;
+        u.m_axis_dma_rd_desc_tready.next = false;
+        u.s_axis_dma_rd_tvalid.next = false;
+        u.s_axis_pop_tvalid.next = false;
+        u.m_axis_popped_tready.next = false;
+    }
+
+    fn clock(&mut self) {
+        self.cycles += 1;
+        assert!(self.cycles < 10_000, "runaway");
+        self.u.clk.next = Clock { clk: true };
+        assert!(simulate(&mut *self.u, 500));
+        self.u.clk.next = Clock { clk: false };
+        assert!(simulate(&mut *self.u, 500));
+    }
+
+    fn settle(&mut self) {
+        assert!(simulate(&mut *self.u, 500));
+    }
+
+    /// Programs QP `QPN` (connection `CONN`, RQ of 16 entries, nothing posted) and opens the connection.
+    fn setup(&mut self) {
+        let ctx = QpContext {
+            state: QpState::Ready,
+            sq_base: 0x1_0000,
+            rq_base: RQ_BASE,
+            sq_log: 4,
+            rq_log: RQ_LOG,
+            sq_pi: 0,
+            sq_ci: 0,
+            rq_pi: 0,
+            rq_ci: 0,
+            send_cqn: 3,
+            recv_cqn: 3,
+            cid: CONN as u32,
+            remote: Some(QpRemote {
+                qpn: 9,
+                mac: [2, 0, 0, 0, 0, 9],
+                ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)),
+            }),
+        };
+        let mut buf = [0u8; 64];
+        ctx.emit(&mut buf).expect("QP context");
+        self.u.s_axis_ctxw_tdata.next = CtxWrite {
+            table: (metaroce_hdl::ctx::table::QP as u64).to_bits(),
+            index: QPN.to_bits(),
+            data: bits::<512>(&buf),
+        };
+        self.u.s_axis_ctxw_tvalid.next = true;
+        self.clock();
+        self.u.s_axis_ctxw_tvalid.next = false;
+        self.clock();
+        self.u.s_axis_open_tdata.next = ConnOpen {
+            conn: CONN.to_bits(),
+            ..Default::default()
+        };
+        self.u.s_axis_open_tvalid.next = true;
+        self.wait("open taken", |u| u.s_axis_open_tready.val());
+        self.clock();
+        self.u.s_axis_open_tvalid.next = false;
+        for _ in 0..8 {
+            self.clock();
+        }
+    }
+
+    /// Rings the RQ_PI doorbell of `QPN`.
+    fn doorbell(&mut self, pi: u64) {
+        self.u.cfg_wr_addr.next = (QPN * 8 + page::RQ_PI as u64).to_bits();
+        self.u.cfg_wr_data.next = pi.to_bits();
+        self.u.cfg_wr_en.next = true;
+        self.clock();
+        self.u.cfg_wr_en.next = false;
+        for _ in 0..4 {
+            self.clock();
+        }
+    }
+
+    /// Clocks until `f` holds (checked after the inputs settle), at most 64 cycles; does not clock the last.
+    fn wait(&mut self, what: &str, f: impl Fn(&Uut) -> bool) {
+        for _ in 0..64 {
+            self.settle();
+            if f(&self.u) {
+                return;
+            }
+            self.clock();
+        }
+        panic!("timeout waiting for: {what}");
+    }
+
+    /// Serves one 32-byte RQE read: takes the descriptor, checks its address, answers with RQE `n`.
+    fn serve_rqe(&mut self, n: u64) {
+        self.u.m_axis_dma_rd_desc_tready.next = true;
+        self.wait("RQE read descriptor", |u| u.m_axis_dma_rd_desc_tvalid.val());
+        let d: DmaDesc = self.u.m_axis_dma_rd_desc_tdata.val();
+        assert_eq!(d.addr, (RQ_BASE + 32 * n).to_bits::<64>(), "RQE address");
+        assert_eq!(d.len, 32u64.to_bits::<32>(), "RQE length");
+        self.clock();
+        self.u.m_axis_dma_rd_desc_tready.next = false;
+        let mut buf = [0u8; 32];
+        rqe(n).emit(&mut buf).expect("RQE");
+        self.u.s_axis_dma_rd_tdata.next = bits::<256>(&buf);
+        self.u.s_axis_dma_rd_tkeep.next = u32::MAX.to_bits();
+        self.u.s_axis_dma_rd_tlast.next = true;
+        self.u.s_axis_dma_rd_tuser.next = d.tag;
+        self.u.s_axis_dma_rd_tvalid.next = true;
+        self.wait("RQE read data taken", |u| u.s_axis_dma_rd_tready.val());
+        self.clock();
+        self.u.s_axis_dma_rd_tvalid.next = false;
+    }
+}
+
+/// A SEND packet of connection `CONN`: message `ssn`, one packet of 256 bytes.
+fn send(ssn: u64) -> PktMeta {
+    PktMeta {
+        ptype: (PacketType::Data as u64).to_bits(),
+        opcode: (Opcode::Send as u64).to_bits(),
+        dflags: 3.into(),
+        msn: ssn.to_bits(),
+        psn: (0x100 + ssn).to_bits(),
+        key: ssn.to_bits(),
+        msg_len: 256.into(),
+        payload_len: 256.into(),
+        conn: CONN.to_bits(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn mr_sem_19_27_regression_pop_served_while_packet_output_waits() {
+    let mut tb = Tb::new();
+    tb.setup();
+    tb.doorbell(2);
+    // SEND with SSN 0: the RQE at index 0 is read and rides with the packet.
+    tb.u.s_axis_pkt_tdata.next = send(0);
+    tb.u.s_axis_pkt_tuser.next = RxCheck::default();
+    tb.u.s_axis_pkt_tvalid.next = true;
+    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
+    tb.clock();
+    // The next packet (SSN 1) is offered at once; it must wait while the first is on the output.
+    tb.u.s_axis_pkt_tdata.next = send(1);
+    tb.serve_rqe(0);
+    tb.wait("packet out", |u| u.m_axis_pkt_tvalid.val());
+    let first: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    assert!(first.rqe_ok && !first.nack, "RQE found: {first:?}");
+    assert_eq!(first.rqe_addr, rqe(0).addr.to_bits::<64>());
+    assert_eq!(first.rqe_len, 0x1000u64.to_bits::<32>());
+    assert_eq!(first.rqe_lkey, 0x77u64.to_bits::<32>());
+    // The output stays back-pressured (the completion stage waits for its pop); the pop must be served.
+    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
+    tb.u.s_axis_pop_tvalid.next = true;
+    tb.wait("pop taken while the packet output waits", |u| {
+        assert!(u.m_axis_pkt_tvalid.val(), "the packet stays offered");
+        assert!(
+            !u.s_axis_pkt_tready.val(),
+            "no packet taken while one waits"
+        );
+        u.s_axis_pop_tready.val()
+    });
+    tb.clock();
+    tb.u.s_axis_pop_tvalid.next = false;
+    tb.serve_rqe(0);
+    tb.u.m_axis_popped_tready.next = true;
+    tb.wait("pop answered", |u| u.m_axis_popped_tvalid.val());
+    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    assert!(p.ok, "RQE consumed: {p:?}");
+    assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
+    assert_eq!(p.index, 0u64.to_bits::<16>());
+    assert_eq!(p.qpn, QPN.to_bits::<24>());
+    assert_eq!(p.cqn, 3u64.to_bits::<24>());
+    tb.clock();
+    tb.u.m_axis_popped_tready.next = false;
+    // The waiting packet is unchanged and leaves; then the second packet is taken and reads RQE index 1.
+    tb.settle();
+    assert!(tb.u.m_axis_pkt_tvalid.val());
+    assert_eq!(tb.u.m_axis_pkt_tdata.val(), send(0));
+    assert_eq!(tb.u.m_axis_pkt_tuser.val(), first);
+    tb.u.m_axis_pkt_tready.next = true;
+    tb.clock();
+    tb.u.m_axis_pkt_tready.next = false;
+    tb.wait("second packet taken", |u| u.s_axis_pkt_tready.val());
+    tb.clock();
+    tb.u.s_axis_pkt_tvalid.next = false;
+    tb.serve_rqe(1);
+    tb.wait("second packet out", |u| u.m_axis_pkt_tvalid.val());
+    let second: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    assert_eq!(tb.u.m_axis_pkt_tdata.val(), send(1));
+    assert!(second.rqe_ok && !second.nack, "RQE found: {second:?}");
+    assert_eq!(second.rqe_addr, rqe(1).addr.to_bits::<64>());
+    assert_eq!(second.rqe_index, 1u64.to_bits::<16>());
+}
