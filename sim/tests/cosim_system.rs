@@ -3,121 +3,34 @@
 //! data: byte-exact memory and completions.
 
 use metaroce_proto::harness::link::LinkConfig;
-use metaroce_regmap::command::QpState;
-use metaroce_regmap::context::conn::{ConnFlags, ConnHot, ConnState};
-use metaroce_regmap::context::mr::{MrAccess, MrContext};
-use metaroce_regmap::context::qp::{QpContext, QpRemote};
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
 use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench};
-use metaroce_sim::cosim::host::{self, Cq, Qp};
+use metaroce_sim::cosim::host::{self, Cq, Endpoint, Qp};
 use metaroce_sim::cosim::pair::NicPair;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::Ipv4Addr;
 
-/// One side's addresses and layout in its host memory.
-struct Side {
-    mac: [u8; 6],
-    ip: Ipv4Addr,
-    conn: u16,
-    isn: u32,
-    key: u32,
-    buf: u64,
-}
-
-const A: Side = Side {
+const A: Endpoint = Endpoint {
     mac: [0x02, 0, 0, 0, 0, 0x0a],
     ip: Ipv4Addr::new(10, 0, 0, 1),
     conn: 5,
     isn: 1000,
     key: 0x0000_0111,
     buf: 0x10_0000,
+    buf_len: 1 << 20,
 };
-const B: Side = Side {
+const B: Endpoint = Endpoint {
     mac: [0x02, 0, 0, 0, 0, 0x0b],
     ip: Ipv4Addr::new(10, 0, 0, 2),
     conn: 9,
     isn: 70_000,
     key: 0x0000_0222,
     buf: 0x20_0000,
+    buf_len: 1 << 20,
 };
-const QPN: u16 = 1;
-const CQN: u16 = 1;
-const BUF_LEN: u64 = 1 << 20;
 
-fn setup(b: &mut CoreBench, me: &Side, peer: &Side) -> (Qp, Cq) {
-    host::set_endpoint(b, me.mac, me.ip).expect("endpoint");
-    host::create_mr(
-        b,
-        &MrContext {
-            valid: true,
-            addr: me.buf,
-            length: BUF_LEN,
-            lkey: me.key,
-            rkey: me.key ^ 0x5A00_0000,
-            access: MrAccess::ALL,
-        },
-    )
-    .expect("mr");
-    let cq = host::create_cq(b, CQN, 0x8000, 6).expect("cq");
-    let qp = host::create_qp(
-        b,
-        QPN,
-        &QpContext {
-            state: QpState::Ready,
-            sq_base: 0x1_0000,
-            rq_base: 0x2_0000,
-            sq_log: 6,
-            rq_log: 6,
-            sq_pi: 0,
-            sq_ci: 0,
-            rq_pi: 0,
-            rq_ci: 0,
-            send_cqn: u32::from(CQN),
-            recv_cqn: u32::from(CQN),
-            cid: u32::from(me.conn),
-            remote: Some(QpRemote {
-                qpn: u32::from(QPN),
-                mac: peer.mac,
-                ip: IpAddr::V4(peer.ip),
-            }),
-        },
-    )
-    .expect("qp");
-    host::open_conn(
-        b,
-        me.conn,
-        &ConnHot {
-            cid: u32::from(me.conn),
-            peer_cid: u32::from(peer.conn),
-            state: ConnState::Open,
-            flags: ConnFlags::RCV_INIT,
-            own_wlog: 8,
-            peer_wlog: 8,
-            ev_rr: 0,
-            backoff: 0,
-            retries: 0,
-            rnr_retries: 0,
-            ack_count: 0,
-            snd_una: me.isn,
-            snd_nxt: me.isn,
-            rcv_nxt: peer.isn,
-            snd_msn: 0,
-            rcv_msn: 0,
-            snd_ssn: 0,
-            rcv_ssn: 0,
-            ack_psn: 0,
-            ack_ts: 0,
-            ack_ev: 0,
-            ce_count: 0,
-            srtt: 0,
-            rttvar: 0,
-            cwnd: 0,
-            inflight: 0,
-            next_tx: 0,
-        },
-    )
-    .expect("conn");
-    (qp, cq)
+fn setup(b: &mut CoreBench, me: &Endpoint, peer: &Endpoint) -> (Qp, Cq) {
+    host::connect(b, me, peer).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Compares memory with the expected bytes, reporting the first difference and the DMA writes seen.
@@ -155,8 +68,7 @@ fn pair(link: LinkConfig) -> NicPair {
         CoreBench::new(&kind, &cfg, BenchTiming::default(), 1).unwrap_or_else(|e| panic!("{e}"));
     let b =
         CoreBench::new(&kind, &cfg, BenchTiming::default(), 2).unwrap_or_else(|e| panic!("{e}"));
-    // 322.27 MHz: the core's default CLOCK_PERIOD.
-    NicPair::new(a, b, link, 3103, 7)
+    NicPair::new(a, b, link, metaroce_sim::cosim::demo::PERIOD_PS, 7)
 }
 
 /// Runs until `cq` on `side` yields a CQE, or fails after `limit` cycles.
@@ -197,7 +109,7 @@ fn rdma_write_between_two_rtl_cores_on_a_clean_link() {
             length: len as u32,
             lkey: A.key,
             remote_addr: B.buf + 64,
-            rkey: B.key ^ 0x5A00_0000,
+            rkey: host::rkey_of(B.key),
             solicited: false,
         },
     )
@@ -300,7 +212,7 @@ fn send_and_write_imm_between_two_rtl_cores() {
             length: wi.len() as u32,
             lkey: A.key,
             remote_addr: B.buf + 0x3_0000,
-            rkey: B.key ^ 0x5A00_0000,
+            rkey: host::rkey_of(B.key),
             solicited: false,
         },
     )
@@ -344,7 +256,7 @@ fn read_between_two_rtl_cores() {
             length: rd.len() as u32,
             lkey: A.key,
             remote_addr: B.buf + 0x4_0000,
-            rkey: B.key ^ 0x5A00_0000,
+            rkey: host::rkey_of(B.key),
             solicited: false,
         },
     )

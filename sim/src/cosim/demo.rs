@@ -4,24 +4,22 @@
 //! posted; the run reports goodput, retransmissions, message latency and the byte-exact data check.
 
 use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
-use super::host::{self, block_base, Cq, Qp};
+use super::host::{self, block_base, Endpoint, RING_LOG};
 use super::pair::NicPair;
 use metaroce_proto::harness::link::LinkConfig;
 use metaroce_proto::harness::rng::Rng;
 use metaroce_regmap::block::BlockType;
-use metaroce_regmap::command::QpState;
-use metaroce_regmap::context::conn::{ConnFlags, ConnHot, ConnState};
-use metaroce_regmap::context::mr::{MrAccess, MrContext};
-use metaroce_regmap::context::qp::{QpContext, QpRemote};
 use metaroce_regmap::counters::{self, CounterId};
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeStatus};
 use metaroce_regmap::descriptor::rqe::RqeRepr;
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
 use std::collections::VecDeque;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::Ipv4Addr;
 
-/// Clock period of the cores in the co-simulation, picoseconds (the core's default `CLOCK_PERIOD`, 322 MHz).
-pub const PERIOD_PS: u64 = 3_103;
+/// Clock period of the cores in the co-simulation, picoseconds: the endpoint block's default `CLOCK_PERIOD`
+/// (1/65536 ns units, 322 MHz), which the core's time base counts with.
+pub const PERIOD_PS: u64 =
+    metaroce_regmap::endpoint::DEFAULT_CLOCK_PERIOD_Q16 as u64 * 1000 / 65_536;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -124,110 +122,29 @@ impl DemoReport {
     }
 }
 
-struct Side {
-    mac: [u8; 6],
-    ip: Ipv4Addr,
-    conn: u16,
-    isn: u32,
-    key: u32,
-}
-
-const SA: Side = Side {
+const SA: Endpoint = Endpoint {
     mac: [0x02, 0, 0, 0, 0, 0x0a],
     ip: Ipv4Addr::new(10, 0, 0, 1),
     conn: 5,
     isn: 1_000,
     key: 0x0000_0111,
+    buf: BUF,
+    buf_len: BUF_LEN,
 };
-const SB: Side = Side {
+const SB: Endpoint = Endpoint {
     mac: [0x02, 0, 0, 0, 0, 0x0b],
     ip: Ipv4Addr::new(10, 0, 0, 2),
     conn: 9,
     isn: 70_000,
     key: 0x0000_0222,
+    buf: BUF,
+    buf_len: BUF_LEN,
 };
 /// Data buffer of each side.
 const BUF: u64 = 0x100_0000;
 const BUF_LEN: u64 = 64 << 20;
-const QPN: u16 = 1;
-const CQN: u16 = 1;
-const RING_LOG: u8 = 6;
 /// Payload bytes per packet (the connections' default `mtu_log` 12).
 const MTU: u32 = 4096;
-
-/// Programs one side: endpoint, memory region, CQ, QP and the open connection (the firmware's work).
-fn setup(b: &mut CoreBench, me: &Side, peer: &Side) -> Result<(Qp, Cq), BenchError> {
-    host::set_endpoint(b, me.mac, me.ip)?;
-    host::create_mr(
-        b,
-        &MrContext {
-            valid: true,
-            addr: BUF,
-            length: BUF_LEN,
-            lkey: me.key,
-            rkey: me.key ^ 0x5A00_0000,
-            access: MrAccess::ALL,
-        },
-    )?;
-    let cq = host::create_cq(b, CQN, 0x8000, RING_LOG + 1)?;
-    let qp = host::create_qp(
-        b,
-        QPN,
-        &QpContext {
-            state: QpState::Ready,
-            sq_base: 0x1_0000,
-            rq_base: 0x2_0000,
-            sq_log: RING_LOG,
-            rq_log: RING_LOG,
-            sq_pi: 0,
-            sq_ci: 0,
-            rq_pi: 0,
-            rq_ci: 0,
-            send_cqn: u32::from(CQN),
-            recv_cqn: u32::from(CQN),
-            cid: u32::from(me.conn),
-            remote: Some(QpRemote {
-                qpn: u32::from(QPN),
-                mac: peer.mac,
-                ip: IpAddr::V4(peer.ip),
-            }),
-        },
-    )?;
-    host::open_conn(
-        b,
-        me.conn,
-        &ConnHot {
-            cid: u32::from(me.conn),
-            peer_cid: u32::from(peer.conn),
-            state: ConnState::Open,
-            flags: ConnFlags::RCV_INIT,
-            own_wlog: 8,
-            peer_wlog: 8,
-            ev_rr: 0,
-            backoff: 0,
-            retries: 0,
-            rnr_retries: 0,
-            ack_count: 0,
-            snd_una: me.isn,
-            snd_nxt: me.isn,
-            rcv_nxt: peer.isn,
-            snd_msn: 0,
-            rcv_msn: 0,
-            snd_ssn: 0,
-            rcv_ssn: 0,
-            ack_psn: 0,
-            ack_ts: 0,
-            ack_ev: 0,
-            ce_count: 0,
-            srtt: 0,
-            rttvar: 0,
-            cwnd: 0,
-            inflight: 0,
-            next_tx: 0,
-        },
-    )?;
-    Ok((qp, cq))
-}
 
 /// Reads every counter of a core (one snapshot).
 pub fn read_counters(b: &mut CoreBench) -> Result<Vec<u64>, BenchError> {
@@ -282,8 +199,8 @@ pub fn run(
         p.a.m.trace(&dir.join("a.vcd")).map_err(BenchError::Setup)?;
         p.b.m.trace(&dir.join("b.vcd")).map_err(BenchError::Setup)?;
     }
-    let (mut qa, mut ca) = setup(&mut p.a, &SA, &SB)?;
-    let (mut qb, mut cb) = setup(&mut p.b, &SB, &SA)?;
+    let (mut qa, mut ca) = host::connect(&mut p.a, &SA, &SB)?;
+    let (mut qb, mut cb) = host::connect(&mut p.b, &SB, &SA)?;
     let mut rng = Rng::new(cfg.seed);
     // The messages: sources packed in A's buffer, targets packed in B's (receive buffers for SENDs).
     let weights: u32 = cfg.mix.iter().sum::<u32>().max(1);
@@ -363,7 +280,7 @@ pub fn run(
                     length: m.len,
                     lkey: SA.key,
                     remote_addr: if remote { m.dst } else { 0 },
-                    rkey: if remote { SB.key ^ 0x5A00_0000 } else { 0 },
+                    rkey: if remote { host::rkey_of(SB.key) } else { 0 },
                     solicited: false,
                 },
             )?;

@@ -10,15 +10,19 @@ use metaroce_hdl::rx::cq_writer::CQ_TABLE;
 use metaroce_hdl::top::core::{CQ_DB_WINDOW, CTX_WINDOW, QP_DB_WINDOW};
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::arg;
+use metaroce_regmap::command::QpState;
 use metaroce_regmap::context::conn::ConnHot;
+use metaroce_regmap::context::conn::{ConnFlags, ConnState};
+use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::context::mr::{key_slot, MrContext};
 use metaroce_regmap::context::qp::QpContext;
+use metaroce_regmap::context::qp::QpRemote;
 use metaroce_regmap::descriptor::cqe::CqeRepr;
 use metaroce_regmap::descriptor::rqe::RqeRepr;
 use metaroce_regmap::descriptor::sqe::SqeRepr;
 use metaroce_regmap::endpoint::reg as ep;
 use metaroce_regmap::queues::{page, DEFAULT_DB_STRIDE};
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 /// Cycles the context port may stay busy after a commit.
 const COMMIT_TIMEOUT: u64 = 1_000;
@@ -201,4 +205,113 @@ pub fn post_recv(b: &mut CoreBench, qp: &mut Qp, rqe: &RqeRepr) -> Result<u16, B
         u32::from(qp.rq_pi),
     )?;
     Ok(idx)
+}
+
+/// QP number of [`connect`] on each side.
+pub const QPN: u16 = 1;
+/// CQ number of [`connect`] on each side.
+pub const CQN: u16 = 1;
+/// log2 of the SQ and RQ entries of [`connect`] (the CQ has twice as many).
+pub const RING_LOG: u8 = 6;
+
+/// The remote key of a region whose local key is `lkey` (the reference model's convention; the MR table
+/// indexes both by key bits `8 + mr_bits - 1 .. 8`).
+pub const fn rkey_of(lkey: u32) -> u32 {
+    lkey ^ 0x5A00_0000
+}
+
+/// One side of a connected pair as [`connect`] programs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoint {
+    /// MAC address.
+    pub mac: [u8; 6],
+    /// IPv4 address.
+    pub ip: Ipv4Addr,
+    /// Connection index (= own CID).
+    pub conn: u16,
+    /// Initial PSN of its send direction.
+    pub isn: u32,
+    /// Local key of its memory region.
+    pub key: u32,
+    /// Start of its memory region.
+    pub buf: u64,
+    /// Length of its memory region.
+    pub buf_len: u64,
+}
+
+/// Programs one side of a connected pair: its endpoint addresses, one memory region over its buffer (all
+/// rights; `rkey = lkey ^ 0x5A00_0000`, the reference model's convention), CQ [`CQN`] for both directions
+/// (`2^(RING_LOG + 1)` entries at 0x8000), QP [`QPN`] (rings of `2^RING_LOG` entries at 0x1_0000 and 0x2_0000)
+/// connected to the peer's QP [`QPN`], and the open connection (both ISNs known): the firmware's work.
+pub fn connect(b: &mut CoreBench, me: &Endpoint, peer: &Endpoint) -> Result<(Qp, Cq), BenchError> {
+    set_endpoint(b, me.mac, me.ip)?;
+    create_mr(
+        b,
+        &MrContext {
+            valid: true,
+            addr: me.buf,
+            length: me.buf_len,
+            lkey: me.key,
+            rkey: rkey_of(me.key),
+            access: MrAccess::ALL,
+        },
+    )?;
+    let cq = create_cq(b, CQN, 0x8000, RING_LOG + 1)?;
+    let qp = create_qp(
+        b,
+        QPN,
+        &QpContext {
+            state: QpState::Ready,
+            sq_base: 0x1_0000,
+            rq_base: 0x2_0000,
+            sq_log: RING_LOG,
+            rq_log: RING_LOG,
+            sq_pi: 0,
+            sq_ci: 0,
+            rq_pi: 0,
+            rq_ci: 0,
+            send_cqn: u32::from(CQN),
+            recv_cqn: u32::from(CQN),
+            cid: u32::from(me.conn),
+            remote: Some(QpRemote {
+                qpn: u32::from(QPN),
+                mac: peer.mac,
+                ip: IpAddr::V4(peer.ip),
+            }),
+        },
+    )?;
+    open_conn(
+        b,
+        me.conn,
+        &ConnHot {
+            cid: u32::from(me.conn),
+            peer_cid: u32::from(peer.conn),
+            state: ConnState::Open,
+            flags: ConnFlags::RCV_INIT,
+            own_wlog: 8,
+            peer_wlog: 8,
+            ev_rr: 0,
+            backoff: 0,
+            retries: 0,
+            rnr_retries: 0,
+            ack_count: 0,
+            snd_una: me.isn,
+            snd_nxt: me.isn,
+            rcv_nxt: peer.isn,
+            snd_msn: 0,
+            rcv_msn: 0,
+            snd_ssn: 0,
+            rcv_ssn: 0,
+            ack_psn: 0,
+            ack_ts: 0,
+            ack_ev: 0,
+            ce_count: 0,
+            srtt: 0,
+            rttvar: 0,
+            cwnd: 0,
+            inflight: 0,
+            next_tx: 0,
+        },
+    )?;
+    Ok((qp, cq))
 }
