@@ -1,6 +1,6 @@
 //! Co-simulation speed: clock cycles per second of the whole `metaroce_core` in Verilator, bare (inputs held)
 //! and inside a [`CoreBench`] with every agent (register master, host memory, MAC streams, monitors) serviced
-//! each cycle. The two-NIC figure of docs/benchmarks.md is half the bench figure until the two-NIC bench exists.
+//! each cycle. Two cores moving data are measured by `metaroce demo`'s own report (docs/benchmarks.md).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench};
