@@ -124,9 +124,22 @@ fn expect(mr: &ModelMr, m: &PktMeta, c: &RxCheck, max: u64) -> (u8, RxCheck) {
         {
             return (fail(&mut o, NackCode::Access, false), o);
         }
+    } else if op == Opcode::ReadResp as u8 {
+        // MR-SEM-34: the READ table found no READ for it (or it does not fit): INVALID; else the READ's
+        // local buffer must be writable (MR-SEM-24 placement).
+        if !c.rqe_ok {
+            return (fail(&mut o, NackCode::Invalid, false), o);
+        }
+        let a = c.rqe_addr.to_u64().wrapping_add(addr);
+        let lkey = c.rqe_lkey.to_u64() as u32;
+        if mr.check_local(lkey, a, plen, Access::LOCAL_WRITE).is_err() {
+            return (fail(&mut o, NackCode::Access, false), o);
+        }
+        o.place = true;
+        o.place_addr = a.to_bits();
     } else if op == Opcode::FetchAdd as u8 || op >= 0x80 {
         return (fail(&mut o, NackCode::Unsupported, false), o);
-    } else if op != Opcode::ReadResp as u8 {
+    } else {
         return (fail(&mut o, NackCode::Invalid, false), o);
     }
     (0, o)
@@ -251,6 +264,14 @@ fn mr_sem_13_14_15_verdicts_match_model() {
                         c.code = (NackCode::Rnr as u64).to_bits();
                         c.aux = 10u64.to_bits();
                     }
+                }
+                Opcode::ReadResp => {
+                    // As the READ table hands it over: the byte offset in the READ and its local buffer.
+                    m.addr = rng.below(0x4000).to_bits();
+                    c.rqe_ok = rng.chance(85);
+                    c.rqe_addr = near(&mut rng, r).to_bits();
+                    c.rqe_len = m.msg_len;
+                    c.rqe_lkey = (if rng.chance(90) { r.lkey } else { r.rkey } as u64).to_bits();
                 }
                 _ => {
                     m.addr = near(&mut rng, r).to_bits();

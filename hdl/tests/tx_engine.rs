@@ -81,6 +81,8 @@ struct Bench {
     cpl_idx: Vec<u64>,
     refused: u32,
     ctl_taken: u32,
+    /// READ records (conn, msn, addr, lkey, len) as the scheduler emits them.
+    rdrecs: Vec<(u64, u64, u64, u64, u64)>,
 }
 
 impl Bench {
@@ -212,6 +214,16 @@ impl Bench {
                 s.ts.to_u64() as u32,
                 s.ev.to_u64() as u16,
                 s.rtx,
+            ));
+        }
+        if u.m_axis_rdrec_tvalid.val() {
+            let r = u.m_axis_rdrec_tdata.val();
+            self.rdrecs.push((
+                r.conn.to_u64(),
+                r.msn.to_u64(),
+                r.addr.to_u64(),
+                r.lkey.to_u64(),
+                r.len.to_u64(),
             ));
         }
         if u.m_axis_scpl_tvalid.val() && u.m_axis_scpl_tready.val() {
@@ -355,6 +367,7 @@ fn run(seed: u64) -> u32 {
         cpl_idx: Vec::new(),
         refused: 0,
         ctl_taken: 0,
+        rdrecs: Vec::new(),
     };
     {
         let u = &mut bench.u;
@@ -363,6 +376,7 @@ fn run(seed: u64) -> u32 {
         u.cfg_mtu_log.next = b(open.mtu_log as u64);
         u.cfg_max_msg_len.next = b(1 << 30);
         u.cfg_conn_msgs.next = b(8);
+        u.cfg_max_started.next = b(8);
         u.cfg_poll_ns.next = b(50);
     }
     bench.cycle();
@@ -561,6 +575,51 @@ fn run(seed: u64) -> u32 {
     );
     for _ in 0..500 {
         bench.cycle();
+    }
+    // READs: each sent request gave the receive path its destination (MR-SEM-24); a READ completes only
+    // after its response did, so the completions stop before the first READ until the responses arrive.
+    let reads: Vec<usize> = (0..wrs.len())
+        .filter(|&i| matches!(wrs[i].1, SqOp::Read))
+        .collect();
+    let want_recs: Vec<_> = reads
+        .iter()
+        .map(|&i| {
+            let w = &wrs[i].0;
+            (
+                conn as u64,
+                i as u64,
+                w.local.addr,
+                w.local.lkey as u64,
+                w.local.len as u64,
+            )
+        })
+        .collect();
+    assert_eq!(bench.rdrecs, want_recs, "READ records");
+    if let Some(&first) = reads.first() {
+        // The malformed SQE (posted after WR 1) completes in its place.
+        let before = first + usize::from(first >= 2);
+        assert_eq!(
+            bench.cpls.len(),
+            before,
+            "completions beyond a READ without its response"
+        );
+        for &i in &reads {
+            let rd = metaroce_hdl::rx::completion::ReadDone {
+                conn: b(conn as u64),
+                msn: b(i as u64),
+                bytes: b(wrs[i].0.local.len as u64),
+            };
+            bench.offer(
+                move |u, v| {
+                    u.s_axis_rdone_tdata.next = rd;
+                    u.s_axis_rdone_tvalid.next = v;
+                },
+                |u| u.s_axis_rdone_tready.val(),
+            );
+        }
+        for _ in 0..500 {
+            bench.cycle();
+        }
     }
     let mut want = Vec::new();
     for (i, (wr, sq)) in wrs.iter().enumerate() {

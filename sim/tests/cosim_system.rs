@@ -238,7 +238,6 @@ fn send_and_write_imm_between_two_rtl_cores() {
 }
 
 #[test]
-#[ignore = "the core does not place READ responses yet (docs/hardware.md, Limitations)"]
 fn read_between_two_rtl_cores() {
     let mut p = pair(LinkConfig::multipath(200_000_000_000, 4, 1_000, 200));
     let (mut qa, mut ca) = setup(&mut p.a, &A, &B);
@@ -284,7 +283,7 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
     use metaroce_sim::cosim::demo::{run, DemoConfig};
     let cfg = DemoConfig {
         messages: 60,
-        mix: [1, 0, 0],
+        mix: [1, 0, 0, 0],
         loss_ppm: 10_000,
         seed: seed(),
         max_cycles: 2_000_000,
@@ -317,7 +316,7 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
 }
 
 #[test]
-fn the_demo_mix_of_writes_write_imm_and_sends_at_one_percent_loss() {
+fn the_demo_mix_of_writes_write_imm_sends_and_reads_at_one_percent_loss() {
     use metaroce_sim::cosim::demo::{run, DemoConfig};
     let cfg = DemoConfig {
         messages: 100,

@@ -10,6 +10,7 @@ pub mod parse_meta;
 pub mod parser;
 pub mod placement;
 pub mod psn_window;
+pub mod read_table;
 pub mod records;
 pub mod recv_queue;
 pub mod rx_engine;
@@ -27,6 +28,7 @@ pub fn blocks() -> Vec<BlockSpec> {
     v.extend(rx_engine::blocks());
     v.extend(placement::blocks());
     v.extend(recv_queue::blocks());
+    v.extend(read_table::blocks());
     v.extend(completion::blocks());
     v.extend(cq_writer::blocks());
     v

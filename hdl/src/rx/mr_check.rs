@@ -3,7 +3,7 @@
 //!
 //! Position in the receive pipeline (the order of the reference model's `on_data` checks, each stage adding
 //! to the verdict in [`RxCheck`], the `tuser` sideband of the packet stream):
-//! `... → recv_queue (RQE for SEND*) → mr_check → completion (message table) → window accept / ACK → placement`.
+//! `... → recv_queue (RQE for SEND*) → read_table (READ for READ_RESP) → mr_check → completion (message table) → window accept / ACK → placement`.
 //!
 //! A packet is examined when `drop == 0`, `ptype == DATA` and it is not trimmed; every other packet passes
 //! unchanged. Checks, in priority order (highest first, the model's order):
@@ -17,7 +17,10 @@
 //! 5. READ_REQ: no payload (else NACK INVALID), `[addr, addr + msg_len)` inside the rkey's MR with REMOTE_READ
 //!    (MR-SEM-14), else NACK ACCESS; nothing placed;
 //! 6. FETCH_ADD, CMP_SWAP, experimental opcodes: NACK UNSUPPORTED; reserved opcodes: NACK INVALID;
-//! 7. READ_RESP passes unplaced (the requester's READ table is in the transmit path; see the block list).
+//! 7. READ_RESP: the READ it answers was found by [`crate::rx::read_table`] (`tuser.rqe_ok`: the entry of its
+//!    `key` is valid with that MSN and length, the packet's range inside it), else NACK INVALID (MR-SEM-34);
+//!    the READ's lkey (`tuser.rqe_lkey`) names a live MR holding `[rqe_addr + addr, + payload_len)` with
+//!    LOCAL_WRITE, else NACK ACCESS (MR-SEM-34); placed at `rqe_addr + addr` (MR-SEM-24).
 //!
 //! A zero-length range always passes the MR check (as the model). Bounds are checked in 64 bits without
 //! overflow: `addr >= base && len <= length && addr - base <= length - len`. A failed check sets
@@ -49,7 +52,9 @@ mod rec {
     /// placement. All zero for a packet nothing has been decided about yet.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct RxCheck {
-        /// SEND / SEND_IMM: the RQE named by the SSN is posted and was read (`rqe_*` valid).
+        /// SEND / SEND_IMM: the RQE named by the SSN is posted and was read (`rqe_*` valid). READ_RESP: the
+        /// READ it answers was found and the packet fits it (`rqe_addr`, `rqe_len`, `rqe_lkey` are the READ's
+        /// local buffer, from [`crate::rx::read_table`]).
         pub rqe_ok: Bit,
         /// Its ring index (free-running 16-bit, `metaroce_regmap::queues`).
         pub rqe_index: Bits<16>,
@@ -125,6 +130,7 @@ pub struct MrCheck<const A: usize> {
     is_s1: DFF<Bit>,
     is_rr1: DFF<Bit>,
     is_rresp1: DFF<Bit>,
+    rbad1: DFF<Bit>,
     is_unsup1: DFF<Bit>,
     big1: DFF<Bit>,
     mlong1: DFF<Bit>,
@@ -140,6 +146,7 @@ pub struct MrCheck<const A: usize> {
     is_sb: DFF<Bit>,
     is_rrb: DFF<Bit>,
     is_rrespb: DFF<Bit>,
+    rbadb: DFF<Bit>,
     is_unsupb: DFF<Bit>,
     bigb: DFF<Bit>,
     mlongb: DFF<Bit>,
@@ -155,6 +162,8 @@ pub struct MrCheck<const A: usize> {
     ichk: Signal<Local, RxCheck>,
     iop: Signal<Local, Bits<8>>,
     isend: Signal<Local, Bit>,
+    iresp: Signal<Local, Bit>,
+    ilocal: Signal<Local, Bit>,
     ilen: Signal<Local, Bits<64>>,
     key_bad: Signal<Local, Bit>,
     key0: Signal<Local, Bits<32>>,
@@ -231,6 +240,7 @@ impl<const A: usize> MrCheck<A> {
             is_s1: Default::default(),
             is_rr1: Default::default(),
             is_rresp1: Default::default(),
+            rbad1: Default::default(),
             is_unsup1: Default::default(),
             big1: Default::default(),
             mlong1: Default::default(),
@@ -245,6 +255,7 @@ impl<const A: usize> MrCheck<A> {
             is_sb: Default::default(),
             is_rrb: Default::default(),
             is_rrespb: Default::default(),
+            rbadb: Default::default(),
             is_unsupb: Default::default(),
             bigb: Default::default(),
             mlongb: Default::default(),
@@ -258,6 +269,8 @@ impl<const A: usize> MrCheck<A> {
             ichk: Default::default(),
             iop: Default::default(),
             isend: Default::default(),
+            iresp: Default::default(),
+            ilocal: Default::default(),
             ilen: Default::default(),
             key_bad: Default::default(),
             key0: Default::default(),
@@ -299,8 +312,9 @@ impl<const A: usize> Logic for MrCheck<A> {
     fn update(&mut self) {
         dff_setup!(
             self, clk, v1, meta1, chk1, cand1, key1, a1, len1, need1, lk1, is_w1, is_s1, is_rr1,
-            is_rresp1, is_unsup1, big1, mlong1, lnz1, pnz1, vb, metab, chkb, candb, ab, is_wb,
-            is_sb, is_rrb, is_rrespb, is_unsupb, bigb, mlongb, pnzb, mrfb, v2, meta2, chk2
+            is_rresp1, rbad1, is_unsup1, big1, mlong1, lnz1, pnz1, vb, metab, chkb, candb, ab,
+            is_wb, is_sb, is_rrb, is_rrespb, rbadb, is_unsupb, bigb, mlongb, pnzb, mrfb, v2, meta2,
+            chk2
         );
         self.mrt.clk.next = self.clk.val();
         self.mrt.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
@@ -317,7 +331,9 @@ impl<const A: usize> Logic for MrCheck<A> {
         self.iop.next = self.imeta.val().opcode;
         self.isend.next =
             (self.iop.val() == self.c_op_send.val()) | (self.iop.val() == self.c_op_send_imm.val());
-        if self.isend.val() {
+        self.iresp.next = self.iop.val() == self.c_op_read_resp.val();
+        self.ilocal.next = self.isend.val() | self.iresp.val();
+        if self.ilocal.val() {
             self.key0.next = self.ichk.val().rqe_lkey;
         } else {
             self.key0.next = self.imeta.val().key;
@@ -340,8 +356,8 @@ impl<const A: usize> Logic for MrCheck<A> {
                 & (self.imeta.val().ptype == self.c_data.val())
                 & !self.imeta.val().trimmed;
             self.key1.d.next = self.key0.val();
-            self.lk1.d.next = self.isend.val();
-            if self.isend.val() {
+            self.lk1.d.next = self.ilocal.val();
+            if self.ilocal.val() {
                 self.a1.d.next = self.ichk.val().rqe_addr + self.imeta.val().addr;
                 self.need1.d.next = self.c_acc_lw.val();
             } else {
@@ -359,7 +375,8 @@ impl<const A: usize> Logic for MrCheck<A> {
                 | (self.iop.val() == self.c_op_write_imm.val());
             self.is_s1.d.next = self.isend.val();
             self.is_rr1.d.next = self.iop.val() == self.c_op_read_req.val();
-            self.is_rresp1.d.next = self.iop.val() == self.c_op_read_resp.val();
+            self.is_rresp1.d.next = self.iresp.val();
+            self.rbad1.d.next = !self.ichk.val().rqe_ok;
             self.is_unsup1.d.next = (self.iop.val() == self.c_op_fetch_add.val())
                 | (self.iop.val() == self.c_op_cmp_swap.val())
                 | self.iop.val().get_bit(7);
@@ -396,6 +413,7 @@ impl<const A: usize> Logic for MrCheck<A> {
             self.is_sb.d.next = self.is_s1.q.val();
             self.is_rrb.d.next = self.is_rr1.q.val();
             self.is_rrespb.d.next = self.is_rresp1.q.val();
+            self.rbadb.d.next = self.rbad1.q.val();
             self.is_unsupb.d.next = self.is_unsup1.q.val();
             self.bigb.d.next = self.big1.q.val();
             self.mlongb.d.next = self.mlong1.q.val();
@@ -445,7 +463,16 @@ impl<const A: usize> Logic for MrCheck<A> {
                     self.facc.next = true;
                 }
             } else if self.is_rrespb.q.val() {
-                // passes unplaced
+                if self.rbadb.q.val() {
+                    self.do_fail.next = true;
+                } else if self.mrfb.q.val() {
+                    self.do_fail.next = true;
+                    self.fcode.next = self.c_nack_access.val();
+                    self.facc.next = true;
+                } else {
+                    self.ochk.next.place = true;
+                    self.ochk.next.place_addr = self.ab.q.val();
+                }
             } else if self.is_unsupb.q.val() {
                 self.do_fail.next = true;
                 self.fcode.next = self.c_nack_unsupported.val();
@@ -513,7 +540,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
     vec![crate::blocks::BlockSpec {
         name: "metaroce_rx_mr_check",
         area: "rx",
-        description: "MR check of WRITE/SEND/READ_REQ packets (key, bounds, rights) and their placement address",
+        description: "MR check of WRITE/SEND/READ_REQ/READ_RESP packets (key, bounds, rights) and their placement address",
         verilog: |cfg| {
             let n = "metaroce_rx_mr_check";
             match cfg.mr_bits {

@@ -41,6 +41,7 @@ use crate::rx::mr_check::{MrCheck, RxCheck};
 use crate::rx::parser::Parser;
 use crate::rx::placement::Placement;
 use crate::rx::psn_window::{NackReq, WinInfo};
+use crate::rx::read_table::ReadTable;
 use crate::rx::recv_queue::RecvQueue;
 use crate::rx::rx_engine::RxEngine;
 use crate::tx::frame_build::FrameBuild;
@@ -48,6 +49,8 @@ use crate::tx::tx_engine::TxEngine;
 
 /// log2 of the receive message slots per connection (the model's `max_outstanding_msgs` in hardware).
 pub const MSG_BITS: usize = 3;
+// The transmit engine's `cfg_max_started` (a literal in the generated code) is `2^MSG_BITS`.
+const _: () = assert!(1 << MSG_BITS == 8);
 /// log2 of the memory-region table entries.
 pub const MR_BITS: usize = 12;
 /// log2 of the transmit engine's message pool.
@@ -216,6 +219,7 @@ pub struct MetaroceCore<
     parser: Parser<DW, KW>,
     rxe: RxEngine<DW, KW>,
     rq: RecvQueue<DW, KW, CB, QB>,
+    rdt: ReadTable<CB, MSG_BITS, SA>,
     mrc: MrCheck<MR_BITS>,
     cpl: RxCompletion<CB, MSG_BITS, SA>,
     place: Placement<DW, KW>,
@@ -327,6 +331,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             parser: Parser::new(RX_FIFO_BEATS),
             rxe: RxEngine::new(cfg.conn_bits),
             rq: RecvQueue::new(),
+            rdt: ReadTable::new(),
             mrc: MrCheck::new(cfg.mr_bits),
             cpl: RxCompletion::new(),
             place: Default::default(),
@@ -368,6 +373,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.parser.clk.next = self.clk.val();
         self.rxe.clk.next = self.clk.val();
         self.rq.clk.next = self.clk.val();
+        self.rdt.clk.next = self.clk.val();
         self.mrc.clk.next = self.clk.val();
         self.cpl.clk.next = self.clk.val();
         self.place.clk.next = self.clk.val();
@@ -387,6 +393,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.parser.rst.next = self.rst.val();
         self.rxe.rst.next = self.rst.val();
         self.rq.rst.next = self.rst.val();
+        self.rdt.rst.next = self.rst.val();
         self.mrc.rst.next = self.rst.val();
         self.cpl.rst.next = self.rst.val();
         self.place.rst.next = self.rst.val();
@@ -565,10 +572,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rxe.m_axis_chk_tready.next = self.rq.s_axis_pkt_tready.val();
         self.rq.cfg_max_msgs.next = 8.into();
         self.rq.cfg_rnr_timer_us.next = 10.into();
-        self.mrc.s_axis_pkt_tdata.next = self.rq.m_axis_pkt_tdata.val();
-        self.mrc.s_axis_pkt_tuser.next = self.rq.m_axis_pkt_tuser.val();
-        self.mrc.s_axis_pkt_tvalid.next = self.rq.m_axis_pkt_tvalid.val();
-        self.rq.m_axis_pkt_tready.next = self.mrc.s_axis_pkt_tready.val();
+        self.rdt.s_axis_pkt_tdata.next = self.rq.m_axis_pkt_tdata.val();
+        self.rdt.s_axis_pkt_tuser.next = self.rq.m_axis_pkt_tuser.val();
+        self.rdt.s_axis_pkt_tvalid.next = self.rq.m_axis_pkt_tvalid.val();
+        self.rq.m_axis_pkt_tready.next = self.rdt.s_axis_pkt_tready.val();
+        self.mrc.s_axis_pkt_tdata.next = self.rdt.m_axis_pkt_tdata.val();
+        self.mrc.s_axis_pkt_tuser.next = self.rdt.m_axis_pkt_tuser.val();
+        self.mrc.s_axis_pkt_tvalid.next = self.rdt.m_axis_pkt_tvalid.val();
+        self.rdt.m_axis_pkt_tready.next = self.mrc.s_axis_pkt_tready.val();
         self.mrc.cfg_max_payload.next = 0x2000.into();
         self.cpl.s_axis_pkt_tdata.next = self.mrc.m_axis_pkt_tdata.val();
         self.cpl.s_axis_pkt_tuser.next = self.mrc.m_axis_pkt_tuser.val();
@@ -655,7 +666,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.txe.s_axis_readreq_tvalid.next = self.cpl.m_axis_readreq_tvalid.val();
         self.cpl.m_axis_readreq_tready.next = self.txe.s_axis_readreq_tready.val();
         self.rxe.m_axis_readreq_tready.next = true;
-        self.cpl.m_axis_rdone_tready.next = true;
+        // READs: where their responses go (transmit to receive), and their completed responses (receive, through
+        // the READ table, to the transmit scheduler, which then releases and completes the READ).
+        self.rdt.s_axis_rec_tdata.next = self.txe.m_axis_rdrec_tdata.val();
+        self.rdt.s_axis_rec_tvalid.next = self.txe.m_axis_rdrec_tvalid.val();
+        self.rdt.s_axis_rdone_tdata.next = self.cpl.m_axis_rdone_tdata.val();
+        self.rdt.s_axis_rdone_tvalid.next = self.cpl.m_axis_rdone_tvalid.val();
+        self.cpl.m_axis_rdone_tready.next = self.rdt.s_axis_rdone_tready.val();
+        self.txe.s_axis_rdone_tdata.next = self.rdt.m_axis_rdone_tdata.val();
+        self.txe.s_axis_rdone_tvalid.next = self.rdt.m_axis_rdone_tvalid.val();
+        self.rdt.m_axis_rdone_tready.next = self.txe.s_axis_rdone_tready.val();
 
         // Receive to the sender state: ACKs and NACKs of our transmissions.
         self.snd.s_axis_fb_tdata.next = self.rxe.m_axis_fb_tdata.val();
@@ -668,6 +688,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.txe.cfg_mtu_log.next = self.epc.cfg_mtu_log.val();
         self.txe.cfg_max_msg_len.next = 0x4000_0000.into();
         self.txe.cfg_conn_msgs.next = 64.into();
+        // 2^MSG_BITS: the READ table's and the receive message table's slots per connection.
+        self.txe.cfg_max_started.next = 8.into();
         self.txe.cfg_poll_ns.next = 1000.into();
         self.stat_db_drop.next = self.txe.stat_db_drop.val();
         self.stat_wr_closed.next = self.txe.stat_wr_closed.val();

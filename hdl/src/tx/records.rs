@@ -7,6 +7,7 @@
 //! * [`MsgEntry`]: one outstanding send message in the message table (MR-REL-3, MR-REL-46: everything needed
 //!   to rebuild any of its packets, payload re-read from host memory).
 //! * [`ConnTx`]: the transmit state of one connection (sequence numbers, message-list pointers, pacing retry).
+//! * [`ReadRec`]: a READ whose request was sent, for the receive path to place its response.
 //! * [`ConnPeer`]: the destination of one connection, from the QP context (`metaroce_regmap::context::qp`).
 //! * [`QpRing`]: the send-queue ring of one QP in the queue manager.
 
@@ -49,8 +50,10 @@ pub struct WorkReq {
     pub imm: Bits<32>,
     /// Caller's id.
     pub wr_id: Bits<64>,
-    /// Local buffer (payload source; READ: destination, unused here).
+    /// Local buffer (payload source; READ: destination of the response).
     pub local_addr: Bits<64>,
+    /// Local key of `local_addr` (READ: checked when the response is placed; 0 for READ responses).
+    pub lkey: Bits<32>,
     /// Message length in bytes.
     pub len: Bits<32>,
     /// Remote address (WRITE*, READ).
@@ -78,6 +81,8 @@ pub struct MsgEntry {
     pub wr_id: Bits<64>,
     /// Local buffer.
     pub local_addr: Bits<64>,
+    /// Local key (see [`WorkReq::lkey`]).
+    pub lkey: Bits<32>,
     /// Message length.
     pub len: Bits<32>,
     /// Remote address.
@@ -102,6 +107,22 @@ pub struct MsgEntry {
     pub seg_log: Bits<4>,
 }
 
+/// A READ that has sent its request: where its response goes (from the scheduler to the receive path's
+/// [`crate::rx::read_table`], MR-SEM-24).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct ReadRec {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// MSN of the READ_REQ (the responses' `key`).
+    pub msn: Bits<32>,
+    /// Local buffer.
+    pub addr: Bits<64>,
+    /// Its local key.
+    pub lkey: Bits<32>,
+    /// READ length.
+    pub len: Bits<32>,
+}
+
 /// Transmit state of one connection.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct ConnTx {
@@ -115,6 +136,14 @@ pub struct ConnTx {
     pub isn: Bits<32>,
     /// Next MSN.
     pub msn: Bits<32>,
+    /// MSN after the newest released started message: `msn - rel_msn` messages are started and unreleased
+    /// (at most `cfg_max_started`, the model's `max_outstanding_msgs`, MR-SEM-11).
+    pub rel_msn: Bits<32>,
+    /// READ responses received completely (mod 256): a started READ is released only when its response is
+    /// complete (MR-SEM-24), i.e. while `rd_done != rd_rel`.
+    pub rd_done: Bits<8>,
+    /// READs released (mod 256).
+    pub rd_rel: Bits<8>,
     /// Next SSN.
     pub ssn: Bits<32>,
     /// Byte offset of the next new packet within the message at `seg`.

@@ -6,7 +6,11 @@
 //! 2. `UnaUpdate` (`s_axis_una_*`): snd_una advances (serial arithmetic), the SYN phase ends (the peer
 //!    answered, MR-CONN-6/7), a pacing/window wait of the connection ends, and messages whose last PSN is
 //!    below snd_una are released from the head in posting order, each signalled one reported on
-//!    `m_axis_done_*` for its completion (spec 8.10; the model's `retire_done`).
+//!    `m_axis_done_*` for its completion (spec 8.10; the model's `retire_done`). A READ is released only
+//!    when, besides its request's acknowledgement, its response is complete (MR-SEM-24): a `ReadDone`
+//!    (`s_axis_rdone_*`, from the receive path when a READ response message completed in order, taken after
+//!    the `UnaUpdate`s) advances the connection's count of completed responses (responses complete in request
+//!    order, so the count names the oldest started READ) and runs the same release.
 //! 3. A work request (`s_axis_wr_*`, SQEs and READ responses): appended to its connection's list; the
 //!    connection joins the new-data round-robin list. At the per-connection limit (`cfg_conn_msgs`) or with
 //!    the pool empty it is held (back-pressure) and retried after the next acknowledgement or packet.
@@ -15,8 +19,11 @@
 //!    gate answer with `skip` (acknowledged meanwhile) drops it too.
 //! 5. New data, round-robin over connections (a FIFO of connection indices): the connection at the head sends
 //!    one packet of its current message and goes back to the tail while it has more. The MSN, SSN, first PSN
-//!    and segment size of a message are fixed when its first packet leaves (MR-WIRE-30). A rejected work
-//!    request (non-zero status) takes no PSN and completes in order.
+//!    and segment size of a message are fixed when its first packet leaves (MR-WIRE-30). A message starts
+//!    only while its connection has fewer than `cfg_max_started` started, unreleased messages (MR-SEM-11;
+//!    otherwise the connection waits as after a gate refusal, until a release or `cfg_poll_ns`). When a READ's
+//!    request is first committed, its destination ([`ReadRec`]) goes to the receive path on `m_axis_rdrec_*`
+//!    (MR-SEM-24). A rejected work request (non-zero status) takes no PSN and completes in order.
 //!
 //! Every DATA packet asks the gate (`m_axis_gate_req_*` → `s_axis_gate_resp_*`, MR-REL-4, MR-CC-1/2). When
 //! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
@@ -36,8 +43,9 @@ use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{ConnIdx, CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rx::completion::ReadDone;
 use crate::tx::msg_table::MsgTable;
-use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, WorkReq};
+use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, ReadRec, WorkReq};
 use crate::tx::segment::Segment;
 use metaroce_proto::wire::Opcode;
 use rust_hdl::prelude::*;
@@ -75,6 +83,12 @@ pub struct Scheduler {
     pub s_axis_una_tvalid: Signal<In, Bit>,
     /// Ready.
     pub s_axis_una_tready: Signal<Out, Bit>,
+    /// READ responses received completely, in order (from the receive path through its READ table).
+    pub s_axis_rdone_tdata: Signal<In, ReadDone>,
+    /// Valid.
+    pub s_axis_rdone_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_rdone_tready: Signal<Out, Bit>,
     /// Work requests.
     pub s_axis_wr_tdata: Signal<In, WorkReq>,
     /// Valid.
@@ -117,6 +131,14 @@ pub struct Scheduler {
     pub m_axis_payreq_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_payreq_tready: Signal<In, Bit>,
+    /// READs whose request was sent (one per READ, when its first transmission is committed; no
+    /// back-pressure: the READ table takes a record every cycle).
+    pub m_axis_rdrec_tdata: Signal<Out, ReadRec>,
+    /// Valid.
+    pub m_axis_rdrec_tvalid: Signal<Out, Bit>,
+    /// Started, unreleased messages per connection (the model's `max_outstanding_msgs`, MR-SEM-11; at most the
+    /// receive path's READ-table slots per connection).
+    pub cfg_max_started: Signal<In, Bits<16>>,
     /// Finished signalled messages.
     pub m_axis_done_tdata: Signal<Out, MsgDone>,
     /// Valid.
@@ -127,6 +149,11 @@ pub struct Scheduler {
     pub stat_wr_closed: Signal<Out, Bit>,
     mtab: MsgTable,
     seg: Segment,
+    rdrec: DFF<ReadRec>,
+    rdrec_v: DFF<Bit>,
+    x_maxst: Zext<16, 32>,
+    rd_ok: Signal<Local, Bit>,
+    st_full: Signal<Local, Bit>,
     z_mtu: Zext<4, 32>,
     st: DFF<Bits<5>>,
     op: DFF<Bits<3>>,
@@ -204,9 +231,11 @@ pub struct Scheduler {
     c_op_rtx: Constant<Bits<3>>,
     c_op_new: Constant<Bits<3>>,
     c_op_rel: Constant<Bits<3>>,
+    c_op_rdn: Constant<Bits<3>>,
     c_z8: Constant<Bits<8>>,
     c_z16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
+    c_one8: Constant<Bits<8>>,
     c_z17: Constant<Bits<17>>,
     c_one17: Constant<Bits<17>>,
     c_z32: Constant<Bits<32>>,
@@ -268,6 +297,9 @@ impl Scheduler {
             s_axis_una_tdata: Default::default(),
             s_axis_una_tvalid: Default::default(),
             s_axis_una_tready: Default::default(),
+            s_axis_rdone_tdata: Default::default(),
+            s_axis_rdone_tvalid: Default::default(),
+            s_axis_rdone_tready: Default::default(),
             s_axis_wr_tdata: Default::default(),
             s_axis_wr_tvalid: Default::default(),
             s_axis_wr_tready: Default::default(),
@@ -292,9 +324,17 @@ impl Scheduler {
             m_axis_done_tdata: Default::default(),
             m_axis_done_tvalid: Default::default(),
             m_axis_done_tready: Default::default(),
+            m_axis_rdrec_tdata: Default::default(),
+            m_axis_rdrec_tvalid: Default::default(),
+            cfg_max_started: Default::default(),
             stat_wr_closed: Default::default(),
             mtab: MsgTable::new(conn_bits, pool_bits),
             seg: Segment::new(),
+            rdrec: Default::default(),
+            rdrec_v: Default::default(),
+            x_maxst: Default::default(),
+            rd_ok: Default::default(),
+            st_full: Default::default(),
             z_mtu: Default::default(),
             st: Default::default(),
             op: Default::default(),
@@ -372,9 +412,11 @@ impl Scheduler {
             c_op_rtx: o3(3),
             c_op_new: o3(4),
             c_op_rel: o3(5),
+            c_op_rdn: o3(6),
             c_z8: b8(0),
             c_z16: Constant::new(0.into()),
             c_one16: Constant::new(1.into()),
+            c_one8: Constant::new(1.into()),
             c_z17: Constant::new(0.into()),
             c_one17: Constant::new(1.into()),
             c_z32: Constant::new(0.into()),
@@ -397,7 +439,7 @@ impl Logic for Scheduler {
         dff_setup!(
             self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, wr, wr_hold,
             wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm, pay_len,
-            charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt
+            charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rdrec_v
         );
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
@@ -457,9 +499,20 @@ impl Logic for Scheduler {
         self.consumes.next = (self.mtab.msg_rd_data.val().opcode == self.c_send.val())
             | (self.mtab.msg_rd_data.val().opcode == self.c_send_imm.val())
             | (self.mtab.msg_rd_data.val().opcode == self.c_write_imm.val());
+        // A READ is released only when its response is complete too (MR-SEM-24): READ responses complete in
+        // request order, so the count of completed responses decides.
+        self.rd_ok.next = (self.mtab.msg_rd_data.val().opcode != self.c_read.val())
+            | (self.cs_n.q.val().rd_done != self.cs_n.q.val().rd_rel);
         self.m_done.next = self.mtab.msg_rd_data.val().started
             & ((self.mtab.msg_rd_data.val().status != self.c_z8.val())
-                | !self.d_rel.val().get_bit(31));
+                | (!self.d_rel.val().get_bit(31) & self.rd_ok.val()));
+        // The connection has `cfg_max_started` started, unreleased messages (MR-SEM-11).
+        self.x_maxst.i.next = self.cfg_max_started.val();
+        self.st_full.next = (self.cs.q.val().msn - self.cs.q.val().rel_msn) >= self.x_maxst.o.val();
+        self.rdrec_v.d.next = false;
+        self.m_axis_rdrec_tdata.next = self.rdrec.q.val();
+        self.m_axis_rdrec_tvalid.next = self.rdrec_v.q.val();
+        self.s_axis_rdone_tready.next = false;
         // Outputs.
         self.s_axis_open_tready.next = false;
         self.s_axis_una_tready.next = false;
@@ -510,6 +563,12 @@ impl Logic for Scheduler {
                 self.c.d.next = self.s_axis_una_tdata.val().conn;
                 self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
                 self.op.d.next = self.c_op_una.val();
+                self.wr_backoff.d.next = false;
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if self.s_axis_rdone_tvalid.val() {
+                self.s_axis_rdone_tready.next = true;
+                self.c.d.next = self.s_axis_rdone_tdata.val().conn;
+                self.op.d.next = self.c_op_rdn.val();
                 self.wr_backoff.d.next = false;
                 self.st.d.next = self.c_s_rd_conn.val();
             } else if self.wr_hold.q.val() & !self.wr_backoff.q.val() {
@@ -584,6 +643,15 @@ impl Logic for Scheduler {
                 } else {
                     self.st.d.next = self.c_s_idle.val();
                 }
+            } else if self.op.q.val() == self.c_op_rdn.val() {
+                if self.cs.q.val().open {
+                    self.cs_n.d.next.rd_done = self.cs.q.val().rd_done + self.c_one8.val();
+                    self.cs_n.d.next.wait = false;
+                    self.op.d.next = self.c_op_rel.val();
+                    self.st.d.next = self.c_s_rel_chk.val();
+                } else {
+                    self.st.d.next = self.c_s_idle.val();
+                }
             } else if self.op.q.val() == self.c_op_append.val() {
                 if !self.cs.q.val().open {
                     self.wr_hold.d.next = false;
@@ -606,6 +674,7 @@ impl Logic for Scheduler {
                     self.mtab.msg_wr_data.next.imm = self.wr.q.val().imm;
                     self.mtab.msg_wr_data.next.wr_id = self.wr.q.val().wr_id;
                     self.mtab.msg_wr_data.next.local_addr = self.wr.q.val().local_addr;
+                    self.mtab.msg_wr_data.next.lkey = self.wr.q.val().lkey;
                     self.mtab.msg_wr_data.next.len = self.wr.q.val().len;
                     self.mtab.msg_wr_data.next.remote_addr = self.wr.q.val().remote_addr;
                     self.mtab.msg_wr_data.next.rkey = self.wr.q.val().rkey;
@@ -675,6 +744,13 @@ impl Logic for Scheduler {
                     self.mtab.free_en.next = true;
                     self.cs_n.d.next.head = self.mtab.next_rd_data.val();
                     self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
+                    if self.mtab.msg_rd_data.val().status == self.c_z8.val() {
+                        self.cs_n.d.next.rel_msn =
+                            self.mtab.msg_rd_data.val().msn + self.c_one32.val();
+                        if self.mtab.msg_rd_data.val().opcode == self.c_read.val() {
+                            self.cs_n.d.next.rd_rel = self.cs_n.q.val().rd_rel + self.c_one8.val();
+                        }
+                    }
                     if self.mtab.msg_rd_data.val().signaled {
                         self.st.d.next = self.c_s_cpl_out.val();
                     } else {
@@ -713,6 +789,13 @@ impl Logic for Scheduler {
                         self.rr_push.d.next = true;
                     }
                     self.st.d.next = self.c_s_err_wr.val();
+                } else if self.st_full.val() {
+                    // MR-SEM-11: the connection waits (round-robin tail) until a message is released.
+                    self.cs_n.d.next = self.cs.q.val();
+                    self.cs_n.d.next.wait = true;
+                    self.cs_n.d.next.retry_at = self.now32.val() + self.cfg_poll_ns.val();
+                    self.rr_push.d.next = true;
+                    self.st.d.next = self.c_s_wr_conn.val();
                 } else {
                     self.m_n.d.next.msn = self.cs.q.val().msn;
                     self.cs_n.d.next.msn = self.cs.q.val().msn + self.c_one32.val();
@@ -805,6 +888,14 @@ impl Logic for Scheduler {
                 self.st.d.next = self.c_s_idle.val();
             } else {
                 self.mtab.msg_wr_en.next = self.m_new.q.val();
+                if self.m_new.q.val() & (self.m_n.q.val().opcode == self.c_read.val()) {
+                    self.rdrec_v.d.next = true;
+                    self.rdrec.d.next.conn = self.c.q.val();
+                    self.rdrec.d.next.msn = self.m_n.q.val().msn;
+                    self.rdrec.d.next.addr = self.m_n.q.val().local_addr;
+                    self.rdrec.d.next.lkey = self.m_n.q.val().lkey;
+                    self.rdrec.d.next.len = self.m_n.q.val().len;
+                }
                 self.cs_n.d.next.nxt = self.cs.q.val().nxt + self.c_one32.val();
                 self.cs_n.d.next.wait = false;
                 self.rr_push.d.next = true;
@@ -845,6 +936,7 @@ impl Logic for Scheduler {
             self.rr_cnt.d.next = self.rr_cnt.q.val() - self.c_one17.val();
         }
         if self.rst.val() {
+            self.rdrec_v.d.next = false;
             self.st.d.next = self.c_s_idle.val();
             self.wr_hold.d.next = false;
             self.wr_backoff.d.next = false;

@@ -75,6 +75,7 @@ pub struct SqeFetch<const DW: usize, const KW: usize> {
     f_imm: Slice<512, 32>,
     f_wr_id: Slice<512, 64>,
     f_local_addr: Slice<512, 64>,
+    f_lkey: Slice<512, 32>,
     f_length: Slice<512, 32>,
     f_remote_addr: Slice<512, 64>,
     f_rkey: Slice<512, 32>,
@@ -154,6 +155,7 @@ impl<const DW: usize, const KW: usize> SqeFetch<DW, KW> {
             f_imm: Slice::field(&sf::IMM),
             f_wr_id: Slice::field(&sf::WR_ID),
             f_local_addr: Slice::field(&sf::LOCAL_ADDR),
+            f_lkey: Slice::field(&sf::LKEY),
             f_length: Slice::field(&sf::LENGTH),
             f_remote_addr: Slice::field(&sf::REMOTE_ADDR),
             f_rkey: Slice::field(&sf::RKEY),
@@ -187,6 +189,7 @@ impl<const DW: usize, const KW: usize> Logic for SqeFetch<DW, KW> {
         self.f_imm.inp.next = self.beat.q.val();
         self.f_wr_id.inp.next = self.beat.q.val();
         self.f_local_addr.inp.next = self.beat.q.val();
+        self.f_lkey.inp.next = self.beat.q.val();
         self.f_length.inp.next = self.beat.q.val();
         self.f_remote_addr.inp.next = self.beat.q.val();
         self.f_rkey.inp.next = self.beat.q.val();
@@ -259,6 +262,7 @@ impl<const DW: usize, const KW: usize> Logic for SqeFetch<DW, KW> {
             self.wr.d.next.imm = self.f_imm.out.val();
             self.wr.d.next.wr_id = self.f_wr_id.out.val();
             self.wr.d.next.local_addr = self.f_local_addr.out.val();
+            self.wr.d.next.lkey = self.f_lkey.out.val();
             self.wr.d.next.len = self.f_length.out.val();
             self.wr.d.next.remote_addr = self.f_remote_addr.out.val();
             self.wr.d.next.rkey = self.f_rkey.out.val();

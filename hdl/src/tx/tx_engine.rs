@@ -6,7 +6,8 @@
 //! cfg_wr (SQ doorbells) ─▶ QueueMgr ─ SqFetch ─▶ SqeFetch ◀─▶ m_axis_sqe_rd_desc / s_axis_sqe_rd
 //!                                                   │ WorkReq
 //! s_axis_readreq ─▶ ReadResp ─ WorkReq ─▶ (READ responses first) ─▶ Scheduler ◀─ s_axis_open, s_axis_una,
-//!                                                                      │   ▲      s_axis_rtx, s_axis_ctxw
+//!                                                                      │   ▲      s_axis_rtx, s_axis_ctxw,
+//!                                             m_axis_rdrec ◀───────────┤   │      s_axis_rdone
 //!                                             m_axis_gate_req ◀────────┤   └── s_axis_gate_resp
 //!                                             m_axis_sent ◀────────────┤
 //! s_axis_ctl ─▶ (first) ─┬─▶ m_axis_hdr ◀──── data headers ────────────┤
@@ -28,10 +29,12 @@ use crate::blocks::BlockSpec;
 use crate::dma::DmaDesc;
 use crate::records::{Completion, CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rx::completion::ReadDone;
 use crate::rx::records::ReadReq;
 use crate::tx::payload_read::PayloadRead;
 use crate::tx::queue_mgr::QueueMgr;
 use crate::tx::read_resp::ReadResp;
+use crate::tx::records::ReadRec;
 use crate::tx::scheduler::Scheduler;
 use crate::tx::send_completion::SendCompletion;
 use crate::tx::sqe_fetch::SqeFetch;
@@ -55,6 +58,8 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub cfg_max_msg_len: Signal<In, Bits<32>>,
     /// Outstanding messages per connection.
     pub cfg_conn_msgs: Signal<In, Bits<16>>,
+    /// Started, unreleased messages per connection (MR-SEM-11; see the scheduler).
+    pub cfg_max_started: Signal<In, Bits<16>>,
     /// Re-poll interval (ns) after a gate refusal without a pacing time.
     pub cfg_poll_ns: Signal<In, Bits<32>>,
     /// Register write strobe (SQ doorbell window).
@@ -97,6 +102,16 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub s_axis_readreq_tvalid: Signal<In, Bit>,
     /// Ready.
     pub s_axis_readreq_tready: Signal<Out, Bit>,
+    /// READ responses received completely (see the scheduler).
+    pub s_axis_rdone_tdata: Signal<In, ReadDone>,
+    /// Valid.
+    pub s_axis_rdone_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_rdone_tready: Signal<Out, Bit>,
+    /// READs whose request was sent, for the receive path's READ table (no back-pressure).
+    pub m_axis_rdrec_tdata: Signal<Out, ReadRec>,
+    /// Valid.
+    pub m_axis_rdrec_tvalid: Signal<Out, Bit>,
     /// Gate requests.
     pub m_axis_gate_req_tdata: Signal<Out, GateReq>,
     /// Valid.
@@ -202,6 +217,12 @@ impl<const DW: usize, const KW: usize> TxEngine<DW, KW> {
             cfg_mtu_log: Default::default(),
             cfg_max_msg_len: Default::default(),
             cfg_conn_msgs: Default::default(),
+            cfg_max_started: Default::default(),
+            s_axis_rdone_tdata: Default::default(),
+            s_axis_rdone_tvalid: Default::default(),
+            s_axis_rdone_tready: Default::default(),
+            m_axis_rdrec_tdata: Default::default(),
+            m_axis_rdrec_tvalid: Default::default(),
             cfg_poll_ns: Default::default(),
             cfg_wr_en: Default::default(),
             cfg_wr_addr: Default::default(),
@@ -340,6 +361,12 @@ impl<const DW: usize, const KW: usize> Logic for TxEngine<DW, KW> {
         // Scheduler.
         self.sched.now.next = self.now.val();
         self.sched.cfg_conn_msgs.next = self.cfg_conn_msgs.val();
+        self.sched.cfg_max_started.next = self.cfg_max_started.val();
+        self.sched.s_axis_rdone_tdata.next = self.s_axis_rdone_tdata.val();
+        self.sched.s_axis_rdone_tvalid.next = self.s_axis_rdone_tvalid.val();
+        self.s_axis_rdone_tready.next = self.sched.s_axis_rdone_tready.val();
+        self.m_axis_rdrec_tdata.next = self.sched.m_axis_rdrec_tdata.val();
+        self.m_axis_rdrec_tvalid.next = self.sched.m_axis_rdrec_tvalid.val();
         self.sched.cfg_poll_ns.next = self.cfg_poll_ns.val();
         self.sched.cfg_dscp_data.next = self.cfg_dscp_data.val();
         self.sched.cfg_mtu_log.next = self.cfg_mtu_log.val();

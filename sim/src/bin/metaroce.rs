@@ -1,7 +1,7 @@
 //! `metaroce`: run, sweep and check fabric-simulator scenarios, and run the two-NIC RTL co-simulation.
 //!
 //! ```text
-//! metaroce demo [--loss-ppm 1000 --messages 64 --max-bytes 32768 --mix 2,1,1 --seed 1]
+//! metaroce demo [--loss-ppm 1000 --messages 64 --max-bytes 32768 --mix 2,1,1,1 --seed 1]
 //! metaroce run [SCENARIO] [--hosts N --transport rocev2 --workload all-to-all --bytes 262144 ...]
 //! metaroce sweep SCENARIO --set transport.kind=metaroce,rocev2 --set faults.0.ppm=0,100 \
 //!     --plot completion_ratio --x faults.0.ppm --group transport.kind --out out/sweep
@@ -53,8 +53,8 @@ struct DemoArgs {
     /// Largest message, bytes.
     #[arg(long, default_value_t = 32 * 1024)]
     max_bytes: u32,
-    /// Weights of WRITE, WRITE with immediate and SEND, e.g. `2,1,1`.
-    #[arg(long, default_value = "2,1,1")]
+    /// Weights of WRITE, WRITE with immediate, SEND and READ, e.g. `2,1,1,1`.
+    #[arg(long, default_value = "2,1,1,1")]
     mix: String,
     /// Random loss on the link in parts per million (1000 = 0.1 %), both directions.
     #[arg(long, default_value_t = 1_000)]
@@ -630,9 +630,9 @@ fn demo(a: DemoArgs) -> ExitCode {
         .split(',')
         .filter_map(|w| w.trim().parse().ok())
         .collect();
-    if mix.len() != 3 || mix.iter().sum::<u32>() == 0 {
+    if mix.len() != 4 || mix.iter().sum::<u32>() == 0 {
         eprintln!(
-            "--mix {}: expected three weights (WRITE, WRITE_IMM, SEND), e.g. 2,1,1",
+            "--mix {}: expected four weights (WRITE, WRITE_IMM, SEND, READ), e.g. 2,1,1,1",
             a.mix
         );
         return ExitCode::from(2);
@@ -645,7 +645,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         messages: a.messages,
         min_bytes: a.min_bytes,
         max_bytes: a.max_bytes,
-        mix: [mix[0], mix[1], mix[2]],
+        mix: [mix[0], mix[1], mix[2], mix[3]],
         loss_ppm: a.loss_ppm,
         paths: a.paths.max(1),
         delay_ns: a.delay_ns,

@@ -1,7 +1,8 @@
 //! The two-NIC co-simulation demonstration (`metaroce demo`): two RTL cores in Verilator, each with its host
 //! memory, joined by a lossy, reordering multipath link; core A's host posts a mix of RDMA WRITE, WRITE with
-//! immediate and SEND messages to core B through the registers and doorbells, B's host keeps receive buffers
-//! posted; the run reports goodput, retransmissions, message latency and the byte-exact data check.
+//! immediate, SEND and READ work requests to core B through the registers and doorbells (a READ moves B's bytes
+//! into A's buffer), B's host keeps receive buffers posted; the run reports goodput, retransmissions, message
+//! latency and the byte-exact data check.
 
 use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
 use super::host::{self, block_base, Endpoint, RING_LOG};
@@ -30,8 +31,8 @@ pub struct DemoConfig {
     pub min_bytes: u32,
     /// Largest message, bytes.
     pub max_bytes: u32,
-    /// Weights of WRITE, WRITE with immediate and SEND in the mix.
-    pub mix: [u32; 3],
+    /// Weights of WRITE, WRITE with immediate, SEND and READ in the mix.
+    pub mix: [u32; 4],
     /// Random loss on the link, parts per million (both directions).
     pub loss_ppm: u32,
     /// Parallel paths of the link.
@@ -55,7 +56,7 @@ impl Default for DemoConfig {
             messages: 64,
             min_bytes: 1,
             max_bytes: 32 * 1024,
-            mix: [2, 1, 1],
+            mix: [2, 1, 1, 1],
             loss_ppm: 1_000,
             paths: 4,
             delay_ns: 1_000,
@@ -84,7 +85,7 @@ pub struct DemoReport {
     pub data_packets: u64,
     /// Frames the link lost.
     pub link_lost: u64,
-    /// Messages whose bytes at B differ from A's (must be 0).
+    /// Messages whose target bytes differ from their source (must be 0).
     pub corrupt: usize,
     /// Completions with an error status or unexpected fields (must be 0).
     pub bad_completions: usize,
@@ -214,11 +215,18 @@ pub fn run(
             SqOp::Write
         } else if w < cfg.mix[0] + cfg.mix[1] {
             SqOp::WriteImm(rng.next_u32())
-        } else {
+        } else if w < cfg.mix[0] + cfg.mix[1] + cfg.mix[2] {
             SqOp::Send
+        } else {
+            SqOp::Read
         };
         let data: Vec<u8> = (0..len).map(|_| rng.next_u32() as u8).collect();
-        p.a.dma.mem.write(src, &data);
+        // The source is A's buffer, or B's for a READ (A's buffer then stays empty until the response lands).
+        if matches!(op, SqOp::Read) {
+            p.b.dma.mem.write(dst, &data);
+        } else {
+            p.a.dma.mem.write(src, &data);
+        }
         msgs.push(Msg {
             op,
             src,
@@ -239,7 +247,7 @@ pub fn run(
     let recvs: Vec<usize> = msgs
         .iter()
         .enumerate()
-        .filter(|(_, m)| !matches!(m.op, SqOp::Write))
+        .filter(|(_, m)| matches!(m.op, SqOp::Send | SqOp::WriteImm(_)))
         .map(|(i, _)| i)
         .collect();
     let mut next_recv = 0;
@@ -311,10 +319,10 @@ pub fn run(
             };
             inflight.pop_front();
             let m = &msgs[i];
-            let want_op = if matches!(m.op, SqOp::Send) {
-                CqeOpcode::Send
-            } else {
-                CqeOpcode::Write
+            let want_op = match m.op {
+                SqOp::Send => CqeOpcode::Send,
+                SqOp::Read => CqeOpcode::Read,
+                _ => CqeOpcode::Write,
             };
             let ok = c.status == CqeStatus::Success
                 && c.wr_id == i as u64
@@ -357,6 +365,7 @@ pub fn run(
         }
     }
     report.bad_completions += recvs.len() - recv_done;
+    // Both directions: B's target equals A's source (WRITE, WRITE_IMM, SEND), A's target equals B's source (READ).
     for m in &msgs {
         let want = p.a.dma.mem.read(m.src, m.len as usize);
         if p.b.dma.mem.read(m.dst, m.len as usize) != want {
@@ -370,10 +379,14 @@ pub fn run(
         .copied()
         .unwrap_or(0);
     // Retransmissions: DATA packets beyond each message's own (MTU-sized segments; an empty message is one
-    // packet). The core's per-cause retransmission counters are not wired yet (docs/hardware.md).
+    // packet; a READ is one request packet from A). The core's per-cause retransmission counters are not
+    // wired yet (docs/hardware.md).
     let own: u64 = msgs
         .iter()
-        .map(|m| u64::from(m.len.div_ceil(MTU)).max(1))
+        .map(|m| match m.op {
+            SqOp::Read => 1,
+            _ => u64::from(m.len.div_ceil(MTU)).max(1),
+        })
         .sum();
     report.retransmissions = report.data_packets.saturating_sub(own);
     report.link_lost = p.ab.stats().dropped() + p.ba.stats().dropped();
