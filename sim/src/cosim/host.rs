@@ -244,42 +244,7 @@ pub struct Endpoint {
 /// (`2^(RING_LOG + 1)` entries at 0x8000), QP [`QPN`] (rings of `2^RING_LOG` entries at 0x1_0000 and 0x2_0000)
 /// connected to the peer's QP [`QPN`], and the open connection (both ISNs known): the firmware's work.
 pub fn connect(b: &mut CoreBench, me: &Endpoint, peer: &Endpoint) -> Result<(Qp, Cq), BenchError> {
-    set_endpoint(b, me.mac, me.ip)?;
-    create_mr(
-        b,
-        &MrContext {
-            valid: true,
-            addr: me.buf,
-            length: me.buf_len,
-            lkey: me.key,
-            rkey: rkey_of(me.key),
-            access: MrAccess::ALL,
-        },
-    )?;
-    let cq = create_cq(b, CQN, 0x8000, RING_LOG + 1)?;
-    let qp = create_qp(
-        b,
-        QPN,
-        &QpContext {
-            state: QpState::Ready,
-            sq_base: 0x1_0000,
-            rq_base: 0x2_0000,
-            sq_log: RING_LOG,
-            rq_log: RING_LOG,
-            sq_pi: 0,
-            sq_ci: 0,
-            rq_pi: 0,
-            rq_ci: 0,
-            send_cqn: u32::from(CQN),
-            recv_cqn: u32::from(CQN),
-            cid: u32::from(me.conn),
-            remote: Some(QpRemote {
-                qpn: u32::from(QPN),
-                mac: peer.mac,
-                ip: IpAddr::V4(peer.ip),
-            }),
-        },
-    )?;
+    let (qp, cq) = setup_qp(b, me, peer.mac, peer.ip, u32::from(QPN))?;
     open_conn(
         b,
         me.conn,
@@ -311,6 +276,55 @@ pub fn connect(b: &mut CoreBench, me: &Endpoint, peer: &Endpoint) -> Result<(Qp,
             cwnd: 0,
             inflight: 0,
             next_tx: 0,
+        },
+    )?;
+    Ok((qp, cq))
+}
+
+/// The part of [`connect`] that does not depend on the peer being a core: the endpoint addresses, the memory
+/// region, CQ [`CQN`] and QP [`QPN`] connected to QP `peer_qpn` at `peer_mac` / `peer_ip`, with its connection
+/// `me.conn` named in the QP but not opened (the firmware opens it once it knows the peer's CID and ISN).
+pub fn setup_qp(
+    b: &mut CoreBench,
+    me: &Endpoint,
+    peer_mac: [u8; 6],
+    peer_ip: Ipv4Addr,
+    peer_qpn: u32,
+) -> Result<(Qp, Cq), BenchError> {
+    set_endpoint(b, me.mac, me.ip)?;
+    create_mr(
+        b,
+        &MrContext {
+            valid: true,
+            addr: me.buf,
+            length: me.buf_len,
+            lkey: me.key,
+            rkey: rkey_of(me.key),
+            access: MrAccess::ALL,
+        },
+    )?;
+    let cq = create_cq(b, CQN, 0x8000, RING_LOG + 1)?;
+    let qp = create_qp(
+        b,
+        QPN,
+        &QpContext {
+            state: QpState::Ready,
+            sq_base: 0x1_0000,
+            rq_base: 0x2_0000,
+            sq_log: RING_LOG,
+            rq_log: RING_LOG,
+            sq_pi: 0,
+            sq_ci: 0,
+            rq_pi: 0,
+            rq_ci: 0,
+            send_cqn: u32::from(CQN),
+            recv_cqn: u32::from(CQN),
+            cid: u32::from(me.conn),
+            remote: Some(QpRemote {
+                qpn: peer_qpn,
+                mac: peer_mac,
+                ip: IpAddr::V4(peer_ip),
+            }),
         },
     )?;
     Ok((qp, cq))

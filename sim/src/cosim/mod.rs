@@ -9,6 +9,8 @@
 //! - [`host`]: the host side of a core (endpoint, contexts, rings, doorbells, completions), as the driver and
 //!   firmware do it;
 //! - [`pair`]: two cores joined by the harness's link model;
+//! - [`interop`]: one core and one reference-model endpoint joined by the link model, in either role, with the
+//!   control processor's connection set-up;
 //! - [`demo`]: the two-NIC demonstration behind `metaroce demo`.
 //!
 //! The only unsafe code is in `ffi` (loading the library and calling its C ABI).
@@ -20,6 +22,7 @@ pub mod demo;
 mod ffi;
 pub mod host;
 pub mod host_mem;
+pub mod interop;
 pub mod model;
 pub mod pair;
 pub mod shim;
