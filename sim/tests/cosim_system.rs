@@ -6,6 +6,7 @@ use metaroce_proto::harness::link::LinkConfig;
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
 use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench};
+use metaroce_sim::cosim::demo::{self, DemoConfig, DemoReport};
 use metaroce_sim::cosim::host::{self, Cq, Endpoint, Qp};
 use metaroce_sim::cosim::pair::NicPair;
 use std::net::Ipv4Addr;
@@ -268,6 +269,26 @@ fn read_between_two_rtl_cores() {
     check_mem(&p.a, A.buf + 0x4_0000, &rd, "A's memory holds B's bytes");
 }
 
+/// Runs the demo with `cfg`; a failed run (an error, a corrupt message, a bad completion) is replayed with
+/// waveforms of its last 10,000 cycles, and the test fails naming them.
+fn run_or_waves(name: &str, cfg: &DemoConfig) -> DemoReport {
+    let dir = demo::failure_dir(name, cfg.seed);
+    let o = demo::run_with_waves_on_failure(cfg, &mut |_, _, _| {}, &dir, 10_000);
+    let waves = match &o.waves {
+        Some(Ok(d)) => format!("; waveforms in {}", d.display()),
+        Some(Err(e)) => format!("; no waveforms: {e}"),
+        None => String::new(),
+    };
+    match o.result {
+        Ok(r) if r.passed() => r,
+        Ok(r) => panic!(
+            "{} corrupt, {} bad completions ({:?}){waves}",
+            r.corrupt, r.bad_completions, r.first_bad
+        ),
+        Err(e) => panic!("{e}{waves}"),
+    }
+}
+
 /// The seed of a randomized run (printed; `METAROCE_SEED` replays it).
 fn seed() -> u64 {
     let s = std::env::var("METAROCE_SEED")
@@ -280,7 +301,6 @@ fn seed() -> u64 {
 
 #[test]
 fn writes_recover_from_one_percent_loss_byte_exact() {
-    use metaroce_sim::cosim::demo::{run, DemoConfig};
     let cfg = DemoConfig {
         messages: 60,
         mix: [1, 0, 0, 0],
@@ -289,7 +309,7 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
         max_cycles: 2_000_000,
         ..DemoConfig::default()
     };
-    let r = run(&cfg, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let r = run_or_waves("writes_1pct", &cfg);
     println!(
         "{} messages, {} bytes in {} cycles: {:.1} Gb/s, {} retransmissions, {} frames lost",
         r.messages,
@@ -317,18 +337,102 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
 
 #[test]
 fn the_demo_mix_of_writes_write_imm_sends_and_reads_at_one_percent_loss() {
-    use metaroce_sim::cosim::demo::{run, DemoConfig};
     let cfg = DemoConfig {
         messages: 100,
         loss_ppm: 10_000,
         seed: seed(),
         ..DemoConfig::default()
     };
-    let r = run(&cfg, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let r = run_or_waves("demo_mix_1pct", &cfg);
     assert_eq!(
         (r.messages, r.corrupt, r.bad_completions),
         (100, 0, 0),
         "{:?}",
         r.first_bad
     );
+    // Every byte is accepted exactly once at its target (duplicates and retransmissions are not counted).
+    assert_eq!(
+        r.rx_payload_bytes, r.target_bytes,
+        "rx_payload_bytes counters of A and B against the bytes each was the target of"
+    );
+    assert!(r.target_bytes[0] > 0, "the mix had no READ");
+}
+
+#[test]
+fn a_failed_run_is_replayed_with_waveforms_of_its_last_cycles() {
+    // Four messages cannot complete in 3,000 cycles (a message takes about 10,000): a timeout at cycle 3,000.
+    let cfg = DemoConfig {
+        messages: 4,
+        max_cycles: 3_000,
+        seed: 5,
+        ..DemoConfig::default()
+    };
+    let dir = demo::failure_dir("forced_timeout", cfg.seed);
+    let tail = 1_000;
+    let o = demo::run_with_waves_on_failure(&cfg, &mut |_, _, _| {}, &dir, tail);
+    let e = o.result.expect_err("the run cannot finish");
+    assert!(
+        matches!(e.error, metaroce_sim::cosim::core::BenchError::Timeout(_)),
+        "{e}"
+    );
+    let d = o
+        .waves
+        .expect("a failed run is replayed")
+        .unwrap_or_else(|e| panic!("{e}"));
+    for f in ["a.vcd", "b.vcd"] {
+        let text = std::fs::read_to_string(d.join(f)).expect("waveform");
+        assert!(text.contains("$enddefinitions"), "{f}: not a VCD");
+        // Two time steps per cycle over about `tail` cycles: the waveform opens at the first 64-cycle step (plus
+        // its completion polls) at or after the tail's start and closes at the failure.
+        let steps = text.lines().filter(|l| l.starts_with('#')).count() as u64;
+        assert!(
+            (2 * (tail - 100)..=2 * (tail + 200)).contains(&steps),
+            "{f}: {steps} time steps for a tail of {tail} cycles"
+        );
+    }
+}
+
+/// The long randomized tier (`cargo test -p metaroce-sim --release --test cosim_system -- --ignored`):
+/// `METAROCE_ITERS` runs (default 6) of 300 messages with a random mix, loss of 0.1 to 3 %, 1 to 8 paths and
+/// a random window, every seed printed; each must deliver byte-exact with correct completions and counters.
+#[test]
+#[ignore = "long randomized tier: run with --ignored"]
+fn long_randomized_mixes_through_loss() {
+    let base = seed();
+    let runs: u64 = std::env::var("METAROCE_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6);
+    for i in 0..runs {
+        let mut rng = metaroce_proto::harness::rng::Rng::new(base.wrapping_add(i));
+        let w = |rng: &mut metaroce_proto::harness::rng::Rng| rng.below(4) as u32;
+        let mut mix = [w(&mut rng), w(&mut rng), w(&mut rng), w(&mut rng)];
+        if mix.iter().sum::<u32>() == 0 {
+            mix[0] = 1;
+        }
+        let cfg = DemoConfig {
+            messages: 300,
+            mix,
+            loss_ppm: 1_000 + rng.below(29_000) as u32,
+            paths: 1 + rng.below(8) as usize,
+            window: 1 + rng.below(32) as usize,
+            max_bytes: 1 + rng.below(64 * 1024) as u32,
+            seed: base.wrapping_add(i),
+            max_cycles: 20_000_000,
+            ..DemoConfig::default()
+        };
+        println!(
+            "run {i}: {cfg:?} (replay with METAROCE_SEED={} METAROCE_ITERS=1)",
+            cfg.seed
+        );
+        let r = run_or_waves("long", &cfg);
+        assert_eq!(r.messages, 300);
+        assert_eq!(r.rx_payload_bytes, r.target_bytes, "run {i}: counters");
+        println!(
+            "  {:.1} Gb/s, {} retransmissions, {} frames lost",
+            r.gbps(),
+            r.retransmissions,
+            r.link_lost
+        );
+    }
 }

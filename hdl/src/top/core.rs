@@ -840,6 +840,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.ack_sent.next = self.rxe.m_axis_ctl_tvalid.val()
             & self.txe.s_axis_ctl_tready.val()
             & (self.rxe.m_axis_ctl_tdata.val().ptype == 2);
+        self.cnt.rx_data.next = self.rxe.m_axis_place_tvalid.val()
+            & self.place.s_axis_pkt_tready.val()
+            & self.win.val().accepted
+            & (self.place_meta.val().ptype == 1);
+        self.cnt.rx_data_bytes.next = self.place_meta.val().payload_len;
+        self.cnt.rx_ack.next = self.rxe.m_axis_fb_tvalid.val()
+            & self.snd.s_axis_fb_tready.val()
+            & (self.rxe.m_axis_fb_tdata.val().ptype == 2);
         self.cnt.drop_a.next = self.rxe.drop_valid.val();
         self.cnt.drop_a_code.next = self.rxe.drop_code.val();
         self.cnt.drop_b.next = false;

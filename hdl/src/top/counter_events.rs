@@ -4,6 +4,8 @@
 //!
 //! * frames and bytes at the MAC interfaces (`tx_packets`, `tx_bytes`, `rx_packets`, `rx_bytes`);
 //! * DATA packets and retransmissions sent (`tx_data_packets`, `tx_payload_bytes`), ACKs sent (`tx_acks`);
+//! * DATA packets accepted by the receive window and their payload (`rx_data_packets`, `rx_payload_bytes`), ACKs
+//!   handed to the sender state (`rx_acks`), as the model counts them;
 //! * every receive drop by its reason (`drop_<reason>`, MR-ENC-41): two drop reporters (the parser's verdicts
 //!   and the receive engine's), each a valid bit and a code of `crate::rx::drop`;
 //! * connections opened (`connections_opened`);
@@ -46,6 +48,12 @@ pub struct CounterEvents<const KW: usize> {
     pub data_bytes: Signal<In, Bits<16>>,
     /// An ACK was sent.
     pub ack_sent: Signal<In, Bit>,
+    /// A DATA packet was accepted (new PSN).
+    pub rx_data: Signal<In, Bit>,
+    /// Its payload bytes.
+    pub rx_data_bytes: Signal<In, Bits<16>>,
+    /// An ACK was received for the sender state.
+    pub rx_ack: Signal<In, Bit>,
     /// Drop reporter A: valid.
     pub drop_a: Signal<In, Bit>,
     /// Drop reporter A: reason.
@@ -103,6 +111,15 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
             );
         }
         add(&mut v, "tx_acks", u64::from(self.ack_sent.val()));
+        if self.rx_data.val() {
+            add(&mut v, "rx_data_packets", 1);
+            add(
+                &mut v,
+                "rx_payload_bytes",
+                self.rx_data_bytes.val().index() as u64,
+            );
+        }
+        add(&mut v, "rx_acks", u64::from(self.rx_ack.val()));
         add(
             &mut v,
             "connections_opened",
@@ -171,6 +188,13 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("tx_data_packets", "{15'd0, data_sent}", &mut s);
         lane_expr("tx_payload_bytes", "data_sent ? data_bytes : 16'd0", &mut s);
         lane_expr("tx_acks", "{15'd0, ack_sent}", &mut s);
+        lane_expr("rx_data_packets", "{15'd0, rx_data}", &mut s);
+        lane_expr(
+            "rx_payload_bytes",
+            "rx_data ? rx_data_bytes : 16'd0",
+            &mut s,
+        );
+        lane_expr("rx_acks", "{15'd0, rx_ack}", &mut s);
         lane_expr("connections_opened", "{15'd0, conn_opened}", &mut s);
         lane_expr("window_slot_waits", "{15'd0, slot_wait}", &mut s);
         for code in 1..drop::COUNT {

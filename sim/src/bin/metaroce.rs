@@ -622,6 +622,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// Cycles of waveform written before the failure of a failed demo run.
+const WAVE_TAIL: u64 = 10_000;
+
 fn demo(a: DemoArgs) -> ExitCode {
     use metaroce_sim::cosim::demo::{self, DemoConfig};
     use std::io::Write;
@@ -653,6 +656,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         seed: a.seed,
         max_cycles: a.max_cycles,
         vcd: a.vcd.clone(),
+        vcd_from: 0,
     };
     eprintln!(
         "building the core's Verilator model (cached after the first run), then {} messages of {}..{} bytes at {} ppm loss over {} paths (seed {})",
@@ -671,13 +675,36 @@ fn demo(a: DemoArgs) -> ExitCode {
         );
         let _ = std::io::stderr().flush();
     };
-    let r = match demo::run(&cfg, &mut progress) {
+    // A failed run is replayed (same seed) with waveforms of its last cycles, unless they were asked for.
+    let waves_dir = demo::failure_dir("demo", cfg.seed);
+    let outcome = if cfg.vcd.is_some() {
+        demo::Outcome {
+            result: demo::run(&cfg, &mut progress),
+            waves: None,
+        }
+    } else {
+        demo::run_with_waves_on_failure(&cfg, &mut progress, &waves_dir, WAVE_TAIL)
+    };
+    let waves_note = |w: &Option<Result<PathBuf, String>>| {
+        match w {
+        Some(Ok(d)) => eprintln!(
+            "waveforms of the last {WAVE_TAIL} cycles before the failure (replay of seed {}): {}/a.vcd, b.vcd",
+            cfg.seed,
+            d.display()
+        ),
+        Some(Err(e)) => eprintln!("no waveforms: {e}"),
+        None => {}
+    }
+    };
+    let r = match outcome.result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("\ndemo failed: {e}");
+            waves_note(&outcome.waves);
             return ExitCode::from(1);
         }
     };
+    waves_note(&outcome.waves);
     eprintln!();
     println!(
         "two RTL NICs (metaroce_core, 512-bit, Verilator) over {} paths at {} ppm loss",

@@ -123,7 +123,7 @@ pub fn verilator_root() -> Result<PathBuf, BuildError> {
 }
 
 /// The cache folder: `METAROCE_COSIM_DIR`, else `<target>/cosim`.
-fn cache_dir() -> PathBuf {
+pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("METAROCE_COSIM_DIR") {
         return PathBuf::from(d);
     }

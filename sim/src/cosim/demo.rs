@@ -48,6 +48,8 @@ pub struct DemoConfig {
     /// Write both cores' waveforms (`a.vcd`, `b.vcd`) into this folder (the model is then built with
     /// waveform support; a VCD of the whole core grows by megabytes per thousand cycles).
     pub vcd: Option<std::path::PathBuf>,
+    /// With `vcd`: start the waveforms this many cycles after the traffic started (0: from the core's reset).
+    pub vcd_from: u64,
 }
 
 impl Default for DemoConfig {
@@ -64,6 +66,7 @@ impl Default for DemoConfig {
             seed: 1,
             max_cycles: 5_000_000,
             vcd: None,
+            vcd_from: 0,
         }
     }
 }
@@ -85,6 +88,11 @@ pub struct DemoReport {
     pub data_packets: u64,
     /// Frames the link lost.
     pub link_lost: u64,
+    /// Message bytes each core was the target of: A (READ data), B (the others).
+    pub target_bytes: [u64; 2],
+    /// Each core's `rx_payload_bytes` counter at the end: every byte accepted exactly once, so equal to
+    /// `target_bytes`.
+    pub rx_payload_bytes: [u64; 2],
     /// Messages whose target bytes differ from their source (must be 0).
     pub corrupt: usize,
     /// Completions with an error status or unexpected fields (must be 0).
@@ -120,6 +128,89 @@ impl DemoReport {
     /// Simulated cycles per wall-clock second (both cores).
     pub fn cycles_per_s(&self) -> f64 {
         self.cycles as f64 / self.wall_s.max(1e-9)
+    }
+
+    /// Every byte and every completion was right.
+    pub fn passed(&self) -> bool {
+        self.corrupt == 0 && self.bad_completions == 0
+    }
+}
+
+/// A run that stopped with an error.
+#[derive(Debug)]
+pub struct DemoError {
+    /// What went wrong.
+    pub error: BenchError,
+    /// Cycles after the start of the traffic at which it was found.
+    pub cycle: u64,
+}
+
+impl std::fmt::Display for DemoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (at cycle {} of the traffic)", self.error, self.cycle)
+    }
+}
+
+impl std::error::Error for DemoError {}
+
+/// A run, and for a failed one the waveforms of its replay.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The run's report, or its error.
+    pub result: Result<DemoReport, DemoError>,
+    /// For a failed run (an error, a corrupt message or a bad completion): the folder with both cores'
+    /// waveforms of the replay (`a.vcd`, `b.vcd`), or why they could not be written.
+    pub waves: Option<Result<std::path::PathBuf, String>>,
+}
+
+/// The folder for the waveforms of a failed run called `name` with `seed`: `failures/<name>-seed-<seed>` in
+/// the co-simulation's cache folder (`METAROCE_COSIM_DIR`, else `target/cosim`).
+pub fn failure_dir(name: &str, seed: u64) -> std::path::PathBuf {
+    super::build::cache_dir()
+        .join("failures")
+        .join(format!("{name}-seed-{seed}"))
+}
+
+/// Runs the demonstration; if it fails, runs it again with waveforms of the last `tail` cycles before the
+/// failure into `dir` (the co-simulation is deterministic for a seed: the replay fails the same way).
+pub fn run_with_waves_on_failure(
+    cfg: &DemoConfig,
+    progress: &mut dyn FnMut(usize, usize, u64),
+    dir: &std::path::Path,
+    tail: u64,
+) -> Outcome {
+    let result = run(cfg, progress);
+    let at = match &result {
+        Ok(r) if r.passed() => {
+            return Outcome {
+                result,
+                waves: None,
+            }
+        }
+        Ok(r) => r.cycles,
+        Err(e) => e.cycle,
+    };
+    let replay = DemoConfig {
+        vcd: Some(dir.to_path_buf()),
+        vcd_from: at.saturating_sub(tail),
+        // The replay stops where the run failed (a timeout: at the same cycle).
+        max_cycles: cfg.max_cycles.min(at + 1),
+        ..cfg.clone()
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    let waves = match run(&replay, &mut |_, _, _| {}) {
+        Err(e) if matches!(e.error, BenchError::Model(_) | BenchError::Setup(_)) => {
+            Err(format!("the replay with waveforms failed to start: {e}"))
+        }
+        _ if dir.join("a.vcd").exists() => Ok(dir.to_path_buf()),
+        _ => Err(format!(
+            "the replay wrote no waveform into {}",
+            dir.display()
+        )),
+    };
+    Outcome {
+        result,
+        waves: Some(waves),
     }
 }
 
@@ -181,10 +272,53 @@ struct Msg {
     posted: u64,
 }
 
+/// The next message of the run: its kind and length.
+fn draw(cfg: &DemoConfig, weights: u32, rng: &mut Rng) -> (SqOp, u32) {
+    let span = u64::from(cfg.max_bytes.max(cfg.min_bytes) - cfg.min_bytes.min(cfg.max_bytes));
+    let len = cfg.min_bytes.min(cfg.max_bytes) + rng.range_inclusive(0, span) as u32;
+    let w = rng.below(u64::from(weights)) as u32;
+    let op = if w < cfg.mix[0] {
+        SqOp::Write
+    } else if w < cfg.mix[0] + cfg.mix[1] {
+        SqOp::WriteImm(rng.next_u32())
+    } else if w < cfg.mix[0] + cfg.mix[1] + cfg.mix[2] {
+        SqOp::Send
+    } else {
+        SqOp::Read
+    };
+    (op, len)
+}
+
+/// The messages a run with `cfg` posts, in order: kind (with its immediate) and length (the same draws as
+/// [`run`], without the data bytes), for running the same scenario elsewhere.
+pub fn plan(cfg: &DemoConfig) -> Vec<(SqOp, u32)> {
+    let weights: u32 = cfg.mix.iter().sum::<u32>().max(1);
+    let mut rng = Rng::new(cfg.seed);
+    (0..cfg.messages)
+        .map(|_| {
+            let (op, len) = draw(cfg, weights, &mut rng);
+            for _ in 0..len {
+                rng.next_u32();
+            }
+            (op, len)
+        })
+        .collect()
+}
+
 /// Runs the demonstration; `progress(done, total, cycle)` is called as messages complete.
 pub fn run(
     cfg: &DemoConfig,
     progress: &mut dyn FnMut(usize, usize, u64),
+) -> Result<DemoReport, DemoError> {
+    let mut at = 0;
+    run_at(cfg, progress, &mut at).map_err(|error| DemoError { error, cycle: at })
+}
+
+/// The run; `at` follows the cycle of the traffic.
+fn run_at(
+    cfg: &DemoConfig,
+    progress: &mut dyn FnMut(usize, usize, u64),
+    at: &mut u64,
 ) -> Result<DemoReport, BenchError> {
     let t0 = std::time::Instant::now();
     let ccfg = cosim_config();
@@ -197,8 +331,18 @@ pub fn run(
     if let Some(dir) = &cfg.vcd {
         std::fs::create_dir_all(dir)
             .map_err(|e| BenchError::Setup(format!("{}: {e}", dir.display())))?;
-        p.a.m.trace(&dir.join("a.vcd")).map_err(BenchError::Setup)?;
-        p.b.m.trace(&dir.join("b.vcd")).map_err(BenchError::Setup)?;
+    }
+    let mut tracing = false;
+    let mut trace = |p: &mut NicPair| -> Result<(), BenchError> {
+        if let (Some(dir), false) = (&cfg.vcd, tracing) {
+            p.a.m.trace(&dir.join("a.vcd")).map_err(BenchError::Setup)?;
+            p.b.m.trace(&dir.join("b.vcd")).map_err(BenchError::Setup)?;
+            tracing = true;
+        }
+        Ok(())
+    };
+    if cfg.vcd_from == 0 {
+        trace(&mut p)?;
     }
     let (mut qa, mut ca) = host::connect(&mut p.a, &SA, &SB)?;
     let (mut qb, mut cb) = host::connect(&mut p.b, &SB, &SA)?;
@@ -208,18 +352,7 @@ pub fn run(
     let (mut src, mut dst) = (BUF, BUF);
     let mut msgs = Vec::with_capacity(cfg.messages);
     for _ in 0..cfg.messages {
-        let span = u64::from(cfg.max_bytes.max(cfg.min_bytes) - cfg.min_bytes.min(cfg.max_bytes));
-        let len = cfg.min_bytes.min(cfg.max_bytes) + rng.range_inclusive(0, span) as u32;
-        let w = rng.below(u64::from(weights)) as u32;
-        let op = if w < cfg.mix[0] {
-            SqOp::Write
-        } else if w < cfg.mix[0] + cfg.mix[1] {
-            SqOp::WriteImm(rng.next_u32())
-        } else if w < cfg.mix[0] + cfg.mix[1] + cfg.mix[2] {
-            SqOp::Send
-        } else {
-            SqOp::Read
-        };
+        let (op, len) = draw(cfg, weights, &mut rng);
         let data: Vec<u8> = (0..len).map(|_| rng.next_u32() as u8).collect();
         // The source is A's buffer, or B's for a READ (A's buffer then stays empty until the response lands).
         if matches!(op, SqOp::Read) {
@@ -296,6 +429,10 @@ pub fn run(
             next += 1;
         }
         p.run(64)?;
+        *at = p.a.m.cycle() - start;
+        if *at >= cfg.vcd_from {
+            trace(&mut p)?;
+        }
         while let Some(c) = host::poll_cq(&mut p.b, &mut cb)? {
             let i = c.wr_id as usize;
             let ok = c.status == CqeStatus::Success
@@ -340,6 +477,9 @@ pub fn run(
             progress(report.messages, msgs.len(), p.a.m.cycle() - start);
         }
         if p.a.m.cycle() - start > cfg.max_cycles {
+            // The waveforms end here, before the register reads of the report.
+            p.a.m.trace_close();
+            p.b.m.trace_close();
             let ca = nonzero_counters(&mut p.a)?;
             let cb = nonzero_counters(&mut p.b)?;
             return Err(BenchError::Timeout(format!(
@@ -374,6 +514,16 @@ pub fn run(
     }
     report.counters = [nonzero_counters(&mut p.a)?, nonzero_counters(&mut p.b)?];
     let ca_counters = read_counters(&mut p.a)?;
+    let cb_counters = read_counters(&mut p.b)?;
+    let rx_payload = |c: &[u64]| {
+        c.get(CounterId::RxPayloadBytes as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    report.rx_payload_bytes = [rx_payload(&ca_counters), rx_payload(&cb_counters)];
+    for m in &msgs {
+        report.target_bytes[usize::from(!matches!(m.op, SqOp::Read))] += u64::from(m.len);
+    }
     report.data_packets = ca_counters
         .get(CounterId::TxDataPackets as usize)
         .copied()
