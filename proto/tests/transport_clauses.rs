@@ -748,3 +748,32 @@ fn mr_rel_19_acks_before_any_qps_data() {
         "{types:?}"
     );
 }
+
+/// MR-SEM-11: with `max_outstanding_msgs` started messages unfinished, a further posted request waits; the
+/// endpoint then has nothing to send and says so (a QP that reported a frame used to be polled forever).
+#[test]
+fn mr_sem_11_a_request_beyond_the_message_limit_waits_and_polling_ends() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut ca = cfg(MAC_A, IP_A);
+        ca.max_outstanding_msgs = 2;
+        let mut p = Pair::with(ca, cfg(MAC_B, IP_B));
+        let (lk, rk) = setup_write(&mut p, &pattern(64, 1), Access::REMOTE_WRITE);
+        for id in 0..3 {
+            p.a.post_send(p.now, p.qa, write_wr(id, SendOp::Write, lk, 64, rk))
+                .unwrap();
+        }
+        // Nothing reaches B: two messages go out, the third waits for one of them to finish.
+        let mut buf = Vec::new();
+        let mut data = 0;
+        while p.a.poll_transmit(p.now, &mut buf) {
+            data += usize::from(is_data(&buf));
+            assert!(data <= 8, "more frames than the two started messages have");
+        }
+        tx.send(data).unwrap();
+    });
+    let data = rx.recv_timeout(std::time::Duration::from_secs(20)).expect(
+        "poll_transmit did not return: the endpoint kept offering a frame it could not send",
+    );
+    assert_eq!(data, 2, "DATA packets of the two started messages");
+}

@@ -427,7 +427,7 @@ impl<M: Memory> Endpoint<M> {
             Mode::MetaRoce => match slot.meta.as_ref() {
                 Some(c) => (
                     metaroce::next_deadline(cfg, &slot.core, c, now),
-                    !queued && metaroce::wants_tx(&slot.core, c, now),
+                    !queued && metaroce::wants_tx(cfg, &slot.core, c, now),
                     metaroce::wants_ctl(c),
                 ),
                 None => (None, false, false),

@@ -569,6 +569,11 @@ pub(crate) fn wants_ctl(conn: &Conn) -> bool {
 
 /// True if the QP has a frame to send at `now`.
 #[inline]
-pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
-    send::wants_tx(core, conn, now)
+pub(crate) fn wants_tx(
+    cfg: &crate::transport::EndpointConfig,
+    core: &QpCore,
+    conn: &Conn,
+    now: Instant,
+) -> bool {
+    send::wants_tx(cfg, core, conn, now)
 }

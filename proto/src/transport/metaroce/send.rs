@@ -67,7 +67,9 @@ fn can_retransmit(conn: &Conn, now: Instant) -> bool {
 
 /// True if the QP has a frame to send at `now`.
 #[inline]
-pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
+/// New data counts only when [`can_send_new`] allows it (window, cwnd, pacing and the `max_outstanding_msgs`
+/// limit of MR-SEM-11): a QP that reported a frame must produce one when polled.
+pub(crate) fn wants_tx(cfg: &EndpointConfig, core: &QpCore, conn: &Conn, now: Instant) -> bool {
     if conn.state == ConnState::Closed {
         return false;
     }
@@ -81,12 +83,7 @@ pub(crate) fn wants_tx(core: &QpCore, conn: &Conn, now: Instant) -> bool {
     if core.state != QpState::Rts || conn.state != ConnState::Open || conn.reopen_at.is_some() {
         return false;
     }
-    conn.probe_due(now)
-        || can_retransmit(conn, now)
-        || core.seg_idx < core.sq.len()
-            && conn.snd.can_send_new(conn.peer_window())
-            && cwnd_allows(conn)
-            && now >= conn.next_send_at
+    conn.probe_due(now) || can_retransmit(conn, now) || can_send_new(cfg, core, conn, now)
 }
 
 /// Earliest deadline among the QP's timers.
