@@ -742,6 +742,23 @@ fn demo(a: DemoArgs) -> ExitCode {
         r.corrupt,
         r.bad_completions
     );
+    // The same scenario on two reference-model endpoints (the model decides in zero time).
+    match metaroce_sim::cosim::model_twin::run_model(&cfg) {
+        Ok(m) => {
+            println!(
+                "  model           {:.2} bytes/cycle = {:.1} Gb/s in the same scenario (the RTL reaches {:.0} % of it), {} retransmissions of {} DATA packets, latency median {} / p99 {} cycles{}",
+                m.bytes_per_cycle(),
+                m.gbps(),
+                100.0 * r.bytes_per_cycle() / m.bytes_per_cycle().max(1e-9),
+                m.retransmissions,
+                m.data_packets,
+                m.latency_cycles(0.5),
+                m.latency_cycles(0.99),
+                if m.passed() { "" } else { " (MODEL DATA CHECK FAILED)" }
+            );
+        }
+        Err(e) => println!("  model           not run: {e}"),
+    }
     if a.counters {
         println!("  counters A      {}", r.counters[0]);
         println!("  counters B      {}", r.counters[1]);

@@ -11,6 +11,7 @@
 //! - [`pair`]: two cores joined by the harness's link model;
 //! - [`interop`]: one core and one reference-model endpoint joined by the link model, in either role, with the
 //!   control processor's connection set-up;
+//! - [`model_twin`]: the demonstration's scenario on two reference-model endpoints, for the goodput comparison;
 //! - [`demo`]: the two-NIC demonstration behind `metaroce demo`.
 //!
 //! The only unsafe code is in `ffi` (loading the library and calling its C ABI).
@@ -24,6 +25,7 @@ pub mod host;
 pub mod host_mem;
 pub mod interop;
 pub mod model;
+pub mod model_twin;
 pub mod pair;
 pub mod shim;
 
