@@ -239,45 +239,63 @@ pub struct Endpoint {
     pub buf_len: u64,
 }
 
+/// The hot state of a connection the firmware opens: `cid` and `peer_cid` (0 while unknown), `flags`
+/// (`RCV_INIT` when the peer's ISN `rcv_isn` is known), the windows `(own_wlog, peer_wlog)`, the send
+/// direction starting at `isn`; every counter, sequence number and estimate at its initial 0.
+pub fn open_hot(
+    cid: u32,
+    peer_cid: u32,
+    flags: ConnFlags,
+    (own_wlog, peer_wlog): (u8, u8),
+    isn: u32,
+    rcv_isn: u32,
+) -> ConnHot {
+    ConnHot {
+        cid,
+        peer_cid,
+        state: ConnState::Open,
+        flags,
+        own_wlog,
+        peer_wlog,
+        ev_rr: 0,
+        backoff: 0,
+        retries: 0,
+        rnr_retries: 0,
+        ack_count: 0,
+        snd_una: isn,
+        snd_nxt: isn,
+        rcv_nxt: rcv_isn,
+        snd_msn: 0,
+        rcv_msn: 0,
+        snd_ssn: 0,
+        rcv_ssn: 0,
+        ack_psn: 0,
+        ack_ts: 0,
+        ack_ev: 0,
+        ce_count: 0,
+        srtt: 0,
+        rttvar: 0,
+        cwnd: 0,
+        inflight: 0,
+        next_tx: 0,
+    }
+}
+
 /// Programs one side of a connected pair: its endpoint addresses, one memory region over its buffer (all
 /// rights; `rkey = lkey ^ 0x5A00_0000`, the reference model's convention), CQ [`CQN`] for both directions
 /// (`2^(RING_LOG + 1)` entries at 0x8000), QP [`QPN`] (rings of `2^RING_LOG` entries at 0x1_0000 and 0x2_0000)
 /// connected to the peer's QP [`QPN`], and the open connection (both ISNs known): the firmware's work.
 pub fn connect(b: &mut CoreBench, me: &Endpoint, peer: &Endpoint) -> Result<(Qp, Cq), BenchError> {
     let (qp, cq) = setup_qp(b, me, peer.mac, peer.ip, u32::from(QPN))?;
-    open_conn(
-        b,
-        me.conn,
-        &ConnHot {
-            cid: u32::from(me.conn),
-            peer_cid: u32::from(peer.conn),
-            state: ConnState::Open,
-            flags: ConnFlags::RCV_INIT,
-            own_wlog: 8,
-            peer_wlog: 8,
-            ev_rr: 0,
-            backoff: 0,
-            retries: 0,
-            rnr_retries: 0,
-            ack_count: 0,
-            snd_una: me.isn,
-            snd_nxt: me.isn,
-            rcv_nxt: peer.isn,
-            snd_msn: 0,
-            rcv_msn: 0,
-            snd_ssn: 0,
-            rcv_ssn: 0,
-            ack_psn: 0,
-            ack_ts: 0,
-            ack_ev: 0,
-            ce_count: 0,
-            srtt: 0,
-            rttvar: 0,
-            cwnd: 0,
-            inflight: 0,
-            next_tx: 0,
-        },
-    )?;
+    let hot = open_hot(
+        u32::from(me.conn),
+        u32::from(peer.conn),
+        ConnFlags::RCV_INIT,
+        (8, 8),
+        me.isn,
+        peer.isn,
+    );
+    open_conn(b, me.conn, &hot)?;
     Ok((qp, cq))
 }
 

@@ -39,7 +39,7 @@ use metaroce_proto::wire::{
     emit_frame, CtrlCode, CtrlRepr, IpRepr, MbhFlags, MbhRepr, MetaRoceRepr, OpenRepr, PacketType,
     TypeRepr, L2L3,
 };
-use metaroce_regmap::context::conn::{ConnFlags, ConnHot, ConnState};
+use metaroce_regmap::context::conn::ConnFlags;
 use metaroce_regmap::counters::CounterId;
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::rqe::RqeRepr;
@@ -351,39 +351,15 @@ impl Interop {
     /// MR-CONN-16).
     fn open_nic_conn(&mut self, ox: &OpenRepr) -> Result<(), BenchError> {
         let isn = self.fw.isn;
-        host::open_conn(
-            &mut self.nic,
-            self.nic_side.conn,
-            &ConnHot {
-                cid: self.fw.cid,
-                peer_cid: ox.scid,
-                state: ConnState::Open,
-                flags: ConnFlags::RCV_INIT,
-                own_wlog: WLOG,
-                peer_wlog: ox.wlog.clamp(8, 16),
-                ev_rr: 0,
-                backoff: 0,
-                retries: 0,
-                rnr_retries: 0,
-                ack_count: 0,
-                snd_una: isn,
-                snd_nxt: isn,
-                rcv_nxt: ox.isn,
-                snd_msn: 0,
-                rcv_msn: 0,
-                snd_ssn: 0,
-                rcv_ssn: 0,
-                ack_psn: 0,
-                ack_ts: 0,
-                ack_ev: 0,
-                ce_count: 0,
-                srtt: 0,
-                rttvar: 0,
-                cwnd: 0,
-                inflight: 0,
-                next_tx: 0,
-            },
-        )?;
+        let hot = host::open_hot(
+            self.fw.cid,
+            ox.scid,
+            ConnFlags::RCV_INIT,
+            (WLOG, ox.wlog.clamp(8, 16)),
+            isn,
+            ox.isn,
+        );
+        host::open_conn(&mut self.nic, self.nic_side.conn, &hot)?;
         self.fw.peer = Some((ox.scid, ox.isn));
         Ok(())
     }
@@ -475,39 +451,8 @@ impl Interop {
     /// model's CID from its first ACK (MR-CONN-7).
     pub fn open_nic_zero_rtt(&mut self) -> Result<(), BenchError> {
         let isn = self.fw.isn;
-        host::open_conn(
-            &mut self.nic,
-            self.nic_side.conn,
-            &ConnHot {
-                cid: self.fw.cid,
-                peer_cid: 0,
-                state: ConnState::Open,
-                flags: ConnFlags(0),
-                own_wlog: WLOG,
-                peer_wlog: 8,
-                ev_rr: 0,
-                backoff: 0,
-                retries: 0,
-                rnr_retries: 0,
-                ack_count: 0,
-                snd_una: isn,
-                snd_nxt: isn,
-                rcv_nxt: 0,
-                snd_msn: 0,
-                rcv_msn: 0,
-                snd_ssn: 0,
-                rcv_ssn: 0,
-                ack_psn: 0,
-                ack_ts: 0,
-                ack_ev: 0,
-                ce_count: 0,
-                srtt: 0,
-                rttvar: 0,
-                cwnd: 0,
-                inflight: 0,
-                next_tx: 0,
-            },
-        )?;
+        let hot = host::open_hot(self.fw.cid, 0, ConnFlags(0), (WLOG, 8), isn, 0);
+        host::open_conn(&mut self.nic, self.nic_side.conn, &hot)?;
         self.fw.peer = Some((0, 0));
         Ok(())
     }
