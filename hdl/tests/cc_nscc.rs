@@ -215,7 +215,9 @@ fn mr_cc_13_timeout_and_event_latencies() {
     assert_eq!(u.st_out.val().cwnd.to_u64(), 4096);
     let l_pace = event(&mut u, nscc::EV_PACE, 300, 0, 0, false, 4160);
     println!("latencies: ack {l_ack}, repath {l_rep}, timeout {l_to}, pace {l_pace}");
-    assert_eq!((l_ack, l_rep, l_to, l_pace), (42, 6, 3, 39));
+    // The divisions finish early on small dividends: 4096 * (target - delay) < 2^32 takes 16 iterations,
+    // 4160 * 8e9 < 2^48 takes 24 (see `Divider`).
+    assert_eq!((l_ack, l_rep, l_to, l_pace), (27, 6, 3, 32));
     // 4160 B at 100 Gb/s = 332 ns; 4160 * 10000 / 4096 = 10156 ns.
     assert_eq!(u.gap.val().to_u64(), 10_156);
 }

@@ -3,18 +3,23 @@
 //! `remainder = dividend % divisor`, exact and truncating, as Rust's `/` and `%` on unsigned integers.
 //!
 //! Ports: `start` with `dividend: Bits<N>` and `divisor: Bits<M>` is taken in a cycle where `busy` is low;
-//! `busy` is high for `N / R` cycles (one iteration of `R` shift-compare-subtract steps each); in the cycle after
-//! the last iteration `done` is high for one cycle and `quotient` / `remainder` hold the result (they keep it
+//! `busy` is high from the cycle after `start` until the result; in the cycle after the last iteration
+//! `done` is high for one cycle (and `busy` low) and `quotient` / `remainder` hold the result (they keep it
 //! until the next result). A `start` while `busy` is ignored.
 //!
-//! Latency `N / R + 1` cycles from `start` to `done`; throughput one division per `N / R + 1` cycles. The
-//! NSCC instance uses `N = 64, M = 64, R = 2` (33 cycles): one division per ACK event, well inside the ~66
-//! cycles between two 4 KiB packets at 512 bits; see `cc::nscc` for the rate of small packets.
+//! Early finish: the cycle after `start` (the normalisation step) skips the dividend's leading 16-bit groups
+//! that are zero (when `N` is a multiple of 16 and `R` divides 16): a restoring step on a leading zero bit
+//! leaves the remainder 0 and adds a quotient bit 0, so skipping them changes nothing but the time. With
+//! `s` the significant bits of the dividend rounded up to a whole group (at least one group), the division
+//! takes `s / R` iterations: latency `s / R + 2` cycles from `start` to `done` ([`Divider::latency_for`]),
+//! at most `N / R + 2`. The NSCC instance uses `N = 64, M = 64, R = 2`: a dividend below 2^32 (the
+//! window-increase products of 4 KiB ACKs) takes 18 cycles instead of 34; see `cc::nscc` for the rates.
 //!
-//! Division by zero (never requested by NSCC, whose divisors are >= 1): the quotient is all ones and the
-//! remainder is the low `M` bits of the dividend (what the restoring recurrence gives).
+//! Division by zero (never requested by NSCC, whose divisors are >= 1): nothing is skipped, the quotient is
+//! all ones and the remainder is the low `M` bits of the dividend (what the restoring recurrence gives).
 //!
-//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each).
+//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the
+//! normalisation is a group OR and a 4-way select.
 
 use rust_hdl::prelude::*;
 
@@ -45,6 +50,7 @@ pub struct Divider<const N: usize, const M: usize> {
 
 #[derive(Clone, Copy, Default, Debug)]
 struct DivState {
+    prep: bool,
     busy: bool,
     cnt: usize,
     rem: u128,
@@ -75,9 +81,35 @@ impl<const N: usize, const M: usize> Divider<N, M> {
         }
     }
 
-    /// Cycles from `start` to `done`.
-    pub fn latency(&self) -> usize {
-        N / self._r + 1
+    /// Width of the groups of leading zero bits the normalisation skips (`N` when it skips none).
+    fn group(&self) -> usize {
+        if N.is_multiple_of(16) && 16_usize.is_multiple_of(self._r) {
+            16
+        } else {
+            N
+        }
+    }
+
+    /// Iterations for `dividend / divisor` (see the module docs).
+    fn iterations(&self, dividend: u128, divisor: u128) -> usize {
+        let g = self.group();
+        let sig = (128 - dividend.leading_zeros()) as usize;
+        let bits = if divisor == 0 {
+            N
+        } else {
+            sig.div_ceil(g).max(1) * g
+        };
+        bits / self._r
+    }
+
+    /// Cycles from `start` to `done` for these operands.
+    pub fn latency_for(&self, dividend: u128, divisor: u128) -> usize {
+        self.iterations(dividend, divisor) + 2
+    }
+
+    /// The longest latency (a dividend with its top group non-zero, or a zero divisor).
+    pub fn max_latency(&self) -> usize {
+        N / self._r + 2
     }
 
     fn mask(bits: usize) -> u128 {
@@ -107,6 +139,13 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
             s.done = false;
             if self.rst.val() {
                 s = DivState::default();
+            } else if s.prep {
+                // Normalisation: skip the dividend's leading zero groups.
+                s.prep = false;
+                s.busy = true;
+                s.cnt = self.iterations(s.quo, s.dv);
+                let shift = N - s.cnt * self._r;
+                s.quo = (s.quo << shift) & Self::mask(N);
             } else if s.busy {
                 let (mut rem, mut quo) = (s.rem, s.quo);
                 for _ in 0..self._r {
@@ -122,15 +161,14 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
                     s.r_out = rem & Self::mask(M);
                 }
             } else if self.start.val() {
-                s.busy = true;
-                s.cnt = N / self._r;
+                s.prep = true;
                 s.rem = 0;
                 s.quo = self.dividend.val().to_u128();
                 s.dv = self.divisor.val().to_u128();
             }
             self._st = s;
         }
-        self.busy.next = self._st.busy;
+        self.busy.next = self._st.busy || self._st.prep;
         self.done.next = self._st.done;
         self.quotient.next = self._st.q_out.to_bits();
         self.remainder.next = self._st.r_out.to_bits();
@@ -147,14 +185,41 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         let r = self._r;
         let steps = N / r;
         let cw = usize::BITS as usize - steps.leading_zeros() as usize;
+        // The normalisation step: the highest non-zero group of the dividend decides the iterations.
+        let g = self.group();
+        let mut norm = format!(
+            "      if (dv_q == {M}'d0) begin\n         cnt_q <= {cw}'d{steps};\n      end\n"
+        );
+        for h in (0..N / g).rev() {
+            let its = (h + 1) * g / r;
+            let shift = N - (h + 1) * g;
+            if h == 0 {
+                norm.push_str("      else begin\n");
+            } else {
+                norm.push_str(&format!(
+                    "      else if (|quo_q[{}:{}]) begin\n",
+                    (h + 1) * g - 1,
+                    h * g
+                ));
+            }
+            norm.push_str(&format!("         cnt_q <= {cw}'d{its};\n"));
+            if shift != 0 {
+                norm.push_str(&format!(
+                    "         quo_q <= {{quo_q[{}:0], {shift}'d0}};\n",
+                    N - shift - 1
+                ));
+            }
+            norm.push_str("      end\n");
+        }
         Verilog::Custom(format!(
             "\
-// Restoring division, {r} quotient bit(s) per cycle, {steps} cycles.
+// Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after a normalisation step.
 reg [{m}:0] rem_q;
 reg [{n1}:0] quo_q;
 reg [{m1}:0] dv_q;
 reg [{c1}:0] cnt_q;
 reg busy_q;
+reg prep_q;
 reg [{m}:0] rem_n;
 reg [{n1}:0] quo_n;
 integer k;
@@ -173,6 +238,7 @@ end
 always @(posedge clk) begin
    done <= 1'b0;
    if (rst) begin
+      prep_q <= 1'b0;
       busy_q <= 1'b0;
       cnt_q <= {cw}'d0;
       rem_q <= {m1p1}'d0;
@@ -180,7 +246,11 @@ always @(posedge clk) begin
       dv_q <= {m}'d0;
       quotient <= {n}'d0;
       remainder <= {m}'d0;
-   end else if (busy_q) begin
+   end else if (prep_q) begin
+      // Normalisation: skip the dividend's leading zero groups.
+      prep_q <= 1'b0;
+      busy_q <= 1'b1;
+{norm}   end else if (busy_q) begin
       rem_q <= rem_n;
       quo_q <= quo_n;
       cnt_q <= cnt_q - {cw}'d1;
@@ -191,14 +261,13 @@ always @(posedge clk) begin
          remainder <= rem_n[{m1}:0];
       end
    end else if (start) begin
-      busy_q <= 1'b1;
-      cnt_q <= {cw}'d{steps};
+      prep_q <= 1'b1;
       rem_q <= {m1p1}'d0;
       quo_q <= dividend;
       dv_q <= divisor;
    end
 end
-always @(*) busy = busy_q;
+always @(*) busy = busy_q | prep_q;
 ",
             m = M,
             m1 = M - 1,
