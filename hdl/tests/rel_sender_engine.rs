@@ -1026,3 +1026,62 @@ fn mr_rel_7_window_slots_are_taken_released_and_waited_for() {
         "snd_una advances of conn 1"
     );
 }
+
+/// MR-CC-2 with the transmit path's timing: a packet's timestamp is taken when it is formed, before the gate
+/// lets it go (possibly much later, after waiting for the engine). The pacing time of the next packet counts
+/// from when the gate let this one go, never from the earlier timestamp; a timestamp after the gate's
+/// decision (not produced by the transmit path, but allowed) counts from the timestamp.
+#[test]
+fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
+    let p = CcParams {
+        mtu: 4096,
+        line_rate_bps: 100_000_000_000,
+        ..CcParams::default()
+    };
+    let timers = Timers {
+        rto_min: 100_000,
+        rto_init: 1_000_000,
+        rto_max: 100_000_000,
+        retry_limit: 7,
+        rnr_retry: 7,
+        reorder_distance: 3,
+    };
+    let mut now = 5_000_000u64;
+    let mut tb = Tb::new(&p, &timers, now);
+    tb.open(ConnOpen {
+        conn: 1u64.to_bits(),
+        isn: 1000u64.to_bits(),
+        paths: 8u64.to_bits(),
+        seed: 1u64.to_bits(),
+        ..Default::default()
+    });
+    tb.drain(1000);
+    // Before the first RTT sample the gap is the serialisation term alone.
+    let charged = 4160u64;
+    let gap = Nscc::new(&p).pacing_gap_ns(charged);
+    assert_eq!(gap, 332);
+    let req = |psn: u64| GateReq {
+        conn: 1u64.to_bits(),
+        psn: psn.to_bits(),
+        charged: charged.to_bits(),
+        rtx: false,
+    };
+    for (psn, ts_offset) in [(1000u64, -70i64), (1001, -1), (1002, 0), (1003, 40)] {
+        let r = tb.gate_full(req(psn));
+        assert!(r.allow, "psn {psn}: {r:?}");
+        let t = now;
+        let ts = (t as i64 + ts_offset) as u64;
+        tb.send_allowed(&r, ts, charged, false);
+        let expect = t.max(ts) + gap;
+        // Just before the pacing time: refused, with the retry time.
+        now = expect - 1;
+        tb.u.now.next = now.to_bits();
+        let w = tb.gate_full(req(psn + 1));
+        assert!(
+            !w.allow && w.retry_at.to_u64() == expect as u32 as u64,
+            "psn {psn} (ts {ts_offset:+} ns from the decision): {w:?}, expected retry at {expect}"
+        );
+        now = expect;
+        tb.u.now.next = now.to_bits();
+    }
+}

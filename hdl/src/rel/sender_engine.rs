@@ -20,8 +20,11 @@
 //!   retransmissions with `skip`) until it is opened again.
 //! * `now` (ns), `cfg_*` static configuration (see the field docs), `clk`, `rst`.
 //!
-//! Operation: one command at a time, chosen in idle with the priority open > sent > feedback > timer > gate
-//! request, so a command always reads the state the previous one wrote (no forwarding is needed).
+//! Operation: one command at a time, chosen in idle with the priority open > pacing write-back > sent >
+//! feedback > timer > gate request, so a command always reads the state the previous one wrote (no forwarding
+//! is needed). The one computation that runs beside the commands is a sent packet's pacing gap, in a second
+//! NSCC instance (`pacer`): a sent report is taken only while no gap is pending, a gate request or an open of
+//! the paced connection waits until the gap is written back, and the write-back is a command of its own.
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
 //! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
 //! starts only while the register is empty and the FIFO has room for a whole window's declarations
@@ -34,17 +37,19 @@
 //! reordering multiplier), each `1 << conn_bits` words.
 //! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] initial (`cwnd = cfg_bdp`, MR-CC-7;
 //!   `reo_mult = 1`), the EV set drawn from the open's seed (MR-PATH-1), the timer disarmed.
-//! * Sent: [`AckProc`] records the transmission (MR-REL-32); NSCC's pacing gap for the charged size (MR-CC-14);
-//!   the RTO is armed at `now + rto` if it was not (MR-REL-40).
+//! * Sent: [`AckProc`] records the transmission (MR-REL-32); the RTO is armed at `now + rto` if it was not
+//!   (MR-REL-40); the pacing instance computes NSCC's gap for the charged size (MR-CC-14) with the state after
+//!   the command, and the write-back sets the pacing time to `t + gap` (MR-CC-2), `t` the time the gate let the
+//!   packet go (or its timestamp, if later).
 //! * ACK (`ptype` 2), as `send::on_ack`: the RTT sample (MR-REL-26); the reordering multiplier (MR-REL-59,
 //!   DUP = aflags bit 6); [`AckProc`]'s ACK processing, whose clean words (no ECE, aflags bit 7) make the
 //!   entries of the newly covered packets ready for reuse (MR-PATH-3); for a valid ACK: progress resets the
 //!   retry counter and the MR-REL-45 flag, a CACK advance re-arms the RTO (`now + rto`, or disarms it with
 //!   nothing outstanding, MR-REL-40) and resets the RNR counter; the EV set's freeze span (MR-PATH-18); an ECE
-//!   recycles the echoed EV's entry (MR-PATH-2); NSCC `on_ack` (MR-CC-4); then a detection run (rules b and c,
-//!   MR-REL-36..38) whose losses recycle their entries, go out on `m_axis_rtx_*` and call NSCC `on_loss` once
-//!   (MR-REL-41: more calls at one instant act as one), and whose earliest pending deadline is the RACK timer
-//!   (MR-REL-37).
+//!   recycles the echoed EV's entry (MR-PATH-2); NSCC `on_ack` (MR-CC-4) and, beside it, a detection run
+//!   (rules b and c, MR-REL-36..38; the two touch different state) whose losses recycle their entries, go out on
+//!   `m_axis_rtx_*` and then call NSCC `on_loss` once (MR-REL-41: more calls at one instant act as one), and
+//!   whose earliest pending deadline is the RACK timer (MR-REL-37).
 //! * NACK (`ptype` 3): TRIMMED with the echo of the PSN's latest transmission declares it lost (MR-REL-34,
 //!   MR-REL-35: a stale one is ignored), recycles its entry and calls NSCC `on_nack_trim`; RNR declares it lost
 //!   without a recycle and holds its retransmission until `now + max(aux, 1) µs`, counting consecutive RNRs
@@ -263,6 +268,31 @@ pub struct SenderEngine {
     k_zero17: Constant<Bits<17>>,
     rtt: RttUnit,
     nscc: NsccUnit,
+    /// The pacing instance of NSCC: the gap of a sent packet (MR-CC-14) is computed beside the other commands.
+    pacer: NsccUnit,
+    /// A pacing computation was started and its result is not written back yet.
+    pace_busy: DFF<Bit>,
+    /// Its result is waiting to be written back.
+    pace_res: DFF<Bit>,
+    /// Its connection.
+    pace_conn: DFF<Bits<16>>,
+    /// The time of the transmission it paces (ns mod 2^32).
+    pace_t0: DFF<Bits<32>>,
+    /// The gap (low 32 bits).
+    pace_gap: DFF<Bits<32>>,
+    /// The gap is not zero.
+    pace_nz: DFF<Bit>,
+    /// When the gate last let a packet go (ns mod 2^32), and its connection.
+    g_t0: DFF<Bits<32>>,
+    g_conn: DFF<Bits<16>>,
+    /// An ACK's NSCC event is done.
+    cc_ok: DFF<Bit>,
+    /// Its detection run was issued.
+    det_iss: DFF<Bit>,
+    /// Its detection run is done.
+    det_ok: DFF<Bit>,
+    /// The run declared losses.
+    det_lost: DFF<Bit>,
     gate: GateUnit,
     paths: PathSelect,
     wheel: TimerWheel,
@@ -402,6 +432,9 @@ pub struct SenderEngine {
     s_arm: Constant<Bits<6>>,
     s_wb: Constant<Bits<6>>,
     s_gap: Constant<Bits<6>>,
+    s_pw_h: Constant<Bits<6>>,
+    s_pw: Constant<Bits<6>>,
+    s_ack_cc: Constant<Bits<6>>,
     k_ptype_ack: Constant<Bits<4>>,
     k_ptype_nack: Constant<Bits<4>>,
     k_code_trim: Constant<Bits<8>>,
@@ -502,6 +535,19 @@ impl SenderEngine {
             k_zero17: Constant::new(0u64.to_bits()),
             rtt: Default::default(),
             nscc: Default::default(),
+            pacer: Default::default(),
+            pace_busy: Default::default(),
+            pace_res: Default::default(),
+            pace_conn: Default::default(),
+            pace_t0: Default::default(),
+            pace_gap: Default::default(),
+            pace_nz: Default::default(),
+            g_t0: Default::default(),
+            g_conn: Default::default(),
+            cc_ok: Default::default(),
+            det_iss: Default::default(),
+            det_ok: Default::default(),
+            det_lost: Default::default(),
             gate: Default::default(),
             paths: PathSelect::new(conn_bits, ENGINE_PATHS),
             wheel: TimerWheel::new(conn_bits, 10),
@@ -638,6 +684,9 @@ impl SenderEngine {
             s_arm: Constant::new(39u64.to_bits()),
             s_wb: Constant::new(40u64.to_bits()),
             s_gap: Constant::new(41u64.to_bits()),
+            s_pw_h: Constant::new(42u64.to_bits()),
+            s_pw: Constant::new(43u64.to_bits()),
+            s_ack_cc: Constant::new(44u64.to_bits()),
             k_ptype_ack: Constant::new((2u64).to_bits()),
             k_ptype_nack: Constant::new((3u64).to_bits()),
             k_code_trim: Constant::new((1u64).to_bits()),
@@ -690,12 +739,15 @@ impl Logic for SenderEngine {
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
             peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
-            l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov
+            l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy,
+            pace_res, pace_conn, pace_t0, pace_gap, pace_nz, cc_ok, det_iss, det_ok, det_lost,
+            g_t0, g_conn
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
         self.nscc.clk.next = self.clk.val();
+        self.pacer.clk.next = self.clk.val();
         self.gate.clk.next = self.clk.val();
         self.paths.clk.next = self.clk.val();
         self.wheel.clk.next = self.clk.val();
@@ -704,6 +756,7 @@ impl Logic for SenderEngine {
         self.ackp.rst.next = self.rst.val();
         self.rtt.rst.next = self.rst.val();
         self.nscc.rst.next = self.rst.val();
+        self.pacer.rst.next = self.rst.val();
         self.gate.rst.next = self.rst.val();
         self.paths.rst.next = self.rst.val();
         self.wheel.rst.next = self.rst.val();
@@ -1032,6 +1085,27 @@ impl Logic for SenderEngine {
         self.nscc.cfg_base_rtt_ns.next = self.cfg_base_rtt_ns.val();
         self.nscc.cfg_min_rtt_window_ns.next = self.cfg_min_rtt_window_ns.val();
         self.nscc.cfg_line_rate_bps.next = self.cfg_line_rate_bps.val();
+        // The pacing instance: started by a sent command with the connection's state, its result kept in
+        // the pace_* registers until a write-back command puts it into the connection's state.
+        self.pacer.start.next = false;
+        self.pacer.kind.next = self.k_ev_pace.val();
+        self.pacer.now.next = self.now.val();
+        self.pacer.acked.next = self.k_zero64.val();
+        self.pacer.sample.next = self.k_zero64.val();
+        self.pacer.ece.next = false;
+        self.pacer.bytes.next = self.zx_c.val().into();
+        self.pacer.st_in.next = self.nst_l.val();
+        self.pacer.cfg_mtu.next = self.cfg_mtu.val();
+        self.pacer.cfg_max_cwnd.next = self.cfg_bdp.val() + self.cfg_bdp.val();
+        self.pacer.cfg_target_ns.next = self.cfg_target_ns.val();
+        self.pacer.cfg_base_rtt_ns.next = self.cfg_base_rtt_ns.val();
+        self.pacer.cfg_min_rtt_window_ns.next = self.cfg_min_rtt_window_ns.val();
+        self.pacer.cfg_line_rate_bps.next = self.cfg_line_rate_bps.val();
+        if self.pacer.done.val() {
+            self.pace_res.d.next = true;
+            self.pace_gap.d.next = self.pacer.gap.val().get_bits::<32>(0);
+            self.pace_nz.d.next = self.pacer.gap.val() != self.k_zero64.val();
+        }
         // Gate.
         self.est_l.next = self.eng_ram.rd_data.val();
         self.gate.in_valid.next = false;
@@ -1060,10 +1134,25 @@ impl Logic for SenderEngine {
         if self.state.q.val() == self.s_idle.val() {
             self.started.d.next = false;
             self.dirty.d.next = false;
-            if self.s_axis_open_tvalid.val() {
+            self.cc_ok.d.next = false;
+            self.det_iss.d.next = false;
+            self.det_ok.d.next = false;
+            self.det_lost.d.next = false;
+            if self.s_axis_open_tvalid.val()
+                && !(self.pace_busy.q.val()
+                    && self.s_axis_open_tdata.val().conn == self.pace_conn.q.val())
+            {
+                // (An open waits for the pacing result of its connection's previous life to be written.)
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
                 self.state.d.next = self.s_open.val();
-            } else if self.s_axis_sent_tvalid.val() {
+            } else if self.pace_res.q.val() {
+                self.conn.d.next = self.pace_conn.q.val();
+                self.state.d.next = self.s_pw_h.val();
+            } else if self.s_axis_sent_tvalid.val()
+                && !self.pace_busy.q.val()
+                && self.pacer.ready.val()
+            {
+                // One pacing computation at a time.
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = self.s_sent_h.val();
             } else if self.s_axis_fb_tvalid.val() && !self.una_v.q.val() && self.rtx_room.val() {
@@ -1086,7 +1175,12 @@ impl Logic for SenderEngine {
                 self.wheel.m_axis_fire_tready.next = true;
                 self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
                 self.state.d.next = self.s_fire_rd.val();
-            } else if self.s_axis_gate_req_tvalid.val() && !self.resp_valid.q.val() {
+            } else if self.s_axis_gate_req_tvalid.val()
+                && !self.resp_valid.q.val()
+                && !(self.pace_busy.q.val()
+                    && self.s_axis_gate_req_tdata.val().conn == self.pace_conn.q.val())
+            {
+                // A gate request waits for its connection's pacing time of the last transmission.
                 self.s_axis_gate_req_tready.next = true;
                 self.conn.d.next = self.s_axis_gate_req_tdata.val().conn;
                 self.req.d.next = self.s_axis_gate_req_tdata.val();
@@ -1126,6 +1220,14 @@ impl Logic for SenderEngine {
             self.s_axis_sent_tready.next = self.ackp.s_axis_sent_tready.val();
             if self.ackp.s_axis_sent_tready.val() {
                 self.charged.d.next = self.s_axis_sent_tdata.val().charged;
+                // MR-CC-2: the transmission time is when the gate let the packet go (the transmit path
+                // reports it next), not before its timestamp (no computation is pending).
+                self.pace_t0.d.next = self.s_axis_sent_tdata.val().ts;
+                if self.g_conn.q.val() == self.s_axis_sent_tdata.val().conn
+                    && (self.g_t0.q.val() - self.s_axis_sent_tdata.val().ts) < self.k_half.val()
+                {
+                    self.pace_t0.d.next = self.g_t0.q.val();
+                }
                 self.state.d.next = self.s_sent_rd.val();
             }
         }
@@ -1148,21 +1250,27 @@ impl Logic for SenderEngine {
             self.state.d.next = self.s_sent_p.val();
         }
         if self.state.q.val() == self.s_sent_p.val() {
-            self.nscc.kind.next = self.k_ev_pace.val();
-            if !self.started.q.val() && self.nscc.ready.val() {
-                self.nscc.start.next = true;
-                self.started.d.next = true;
+            // MR-CC-2, MR-CC-14: the pacing gap for the charged size, computed by the pacing instance while
+            // the engine goes on; next_send_at = (this time) + gap is written back by a later command.
+            self.pacer.start.next = true;
+            self.pace_busy.d.next = true;
+            self.pace_conn.d.next = self.conn.q.val();
+            self.state.d.next = self.s_wb.val();
+            if self.dirty.q.val() {
+                self.state.d.next = self.s_arm.val();
             }
-            if self.nscc.done.val() {
-                // MR-CC-2: next_send_at = now + gap (gap 0: no pacing).
-                self.est.d.next.next_tx = self.now32.val() + self.nscc.gap.val().get_bits::<32>(0);
-                self.est.d.next.pace_armed = self.nscc.gap.val() != self.k_zero64.val();
-                self.started.d.next = false;
-                self.state.d.next = self.s_wb.val();
-                if self.dirty.q.val() {
-                    self.state.d.next = self.s_arm.val();
-                }
-            }
+        }
+        // ---- Pacing write-back: the connection's next transmission time (gap 0: no pacing).
+        if self.state.q.val() == self.s_pw_h.val() {
+            self.state.d.next = self.s_pw.val();
+        }
+        if self.state.q.val() == self.s_pw.val() {
+            self.est.d.next = self.eng_ram.rd_data.val();
+            self.est.d.next.next_tx = self.pace_t0.q.val() + self.pace_gap.q.val();
+            self.est.d.next.pace_armed = self.pace_nz.q.val();
+            self.pace_res.d.next = false;
+            self.pace_busy.d.next = false;
+            self.state.d.next = self.s_wb.val();
         }
         // ---- ACK.
         if self.state.q.val() == self.s_ack_h.val() {
@@ -1242,7 +1350,7 @@ impl Logic for SenderEngine {
                 if self.ece.q.val() {
                     self.state.d.next = self.s_ece.val();
                 } else if self.res.q.val().newly != self.k_zero16.val() {
-                    self.state.d.next = self.s_nscc.val();
+                    self.state.d.next = self.s_ack_cc.val();
                 } else {
                     self.state.d.next = self.s_det.val();
                 }
@@ -1254,7 +1362,53 @@ impl Logic for SenderEngine {
             self.pcmd_l.next.op = self.k_op_ece.val();
             self.pcmd_l.next.ev = self.echo_ev.q.val();
             if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
-                self.state.d.next = self.s_nscc.val();
+                self.state.d.next = self.s_ack_cc.val();
+            }
+        }
+        // ---- An ACK's NSCC on_ack and its detection run side by side (they touch different state: NSCC's
+        // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
+        if self.state.q.val() == self.s_ack_cc.val() {
+            if !self.started.q.val() && !self.cc_ok.q.val() && self.nscc.ready.val() {
+                self.nscc.start.next = true;
+                self.started.d.next = true;
+            }
+            if self.nscc.done.val() {
+                self.est.d.next.cwnd = self.nscc.st_out.val().cwnd;
+                self.est.d.next.srtt = self.nscc.st_out.val().srtt;
+                self.est.d.next.min_rtt = self.nscc.st_out.val().min_rtt;
+                self.est.d.next.last_d = self.nscc.st_out.val().last_d;
+                self.est.d.next.min_stamp = self.nscc.st_out.val().min_stamp;
+                self.est.d.next.last_md = self.nscc.st_out.val().last_md;
+                self.est.d.next.md_valid = self.nscc.st_out.val().md_valid;
+                self.started.d.next = false;
+                self.cc_ok.d.next = true;
+            }
+            self.cmd_v.next = !self.det_iss.q.val();
+            self.cmd_l.next.op = self.k_cmd_detect.val();
+            if !self.det_iss.q.val() && self.ackp.s_axis_cmd_tready.val() {
+                self.det_iss.d.next = true;
+            }
+            if self.det_iss.q.val()
+                && !self.det_ok.q.val()
+                && self.ackp.m_axis_cres_tvalid.val()
+                && self.lost_idle.val()
+            {
+                self.ackp.m_axis_cres_tready.next = true;
+                // MR-REL-37: the RACK timer.
+                self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
+                self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
+                self.det_ok.d.next = true;
+                self.det_lost.d.next =
+                    self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val();
+            }
+            if self.cc_ok.q.val() && self.det_ok.q.val() {
+                self.state.d.next = self.s_arm.val();
+                if self.det_lost.q.val() {
+                    // MR-REL-41: on_loss.
+                    self.nk.d.next = self.k_ev_loss.val();
+                    self.nret.d.next = self.s_arm.val();
+                    self.state.d.next = self.s_nscc.val();
+                }
             }
         }
         // ---- One NSCC event (kind nk) on the loaded state, then nret.
@@ -1495,6 +1649,8 @@ impl Logic for SenderEngine {
                 if !self.req.q.val().rtx && !self.snd_ram.rd_data.val().has_slot {
                     self.resv.d.next = true;
                 }
+                self.g_t0.d.next = self.now32.val();
+                self.g_conn.d.next = self.conn.q.val();
                 self.state.d.next = self.s_g_ch.val();
             }
         }
@@ -1556,6 +1712,8 @@ impl Logic for SenderEngine {
             self.rtx_rp.d.next = 0.into();
             self.rtx_rd.d.next = false;
             self.rtx_ov.d.next = false;
+            self.pace_busy.d.next = false;
+            self.pace_res.d.next = false;
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();
