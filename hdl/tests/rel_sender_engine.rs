@@ -1085,3 +1085,120 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
         tb.u.now.next = now.to_bits();
     }
 }
+
+/// MR-CC-2 with `cfg_pace_hold_ns`: a gate request refused by pacing alone is held, not answered, when its
+/// pacing time is at most the hold ahead; feedback waits meanwhile, and at the pacing time the request is
+/// decided again (allowed) before the feedback is taken. A request further ahead is refused with its retry
+/// time, as without the hold.
+#[test]
+fn mr_cc_2_a_request_near_its_pacing_time_is_held_and_decided_at_that_time() {
+    let p = CcParams {
+        mtu: 4096,
+        line_rate_bps: 100_000_000_000,
+        ..CcParams::default()
+    };
+    let timers = Timers {
+        rto_min: 100_000,
+        rto_init: 1_000_000,
+        rto_max: 100_000_000,
+        retry_limit: 7,
+        rnr_retry: 7,
+        reorder_distance: 3,
+    };
+    let mut now = 7_000_000u64;
+    let mut tb = Tb::new(&p, &timers, now);
+    tb.u.cfg_pace_hold_ns.next = 100u64.to_bits();
+    tb.open(ConnOpen {
+        conn: 1u64.to_bits(),
+        isn: 1000u64.to_bits(),
+        paths: 8u64.to_bits(),
+        seed: 1u64.to_bits(),
+        ..Default::default()
+    });
+    tb.drain(1000);
+    let charged = 4160u64;
+    let gap = Nscc::new(&p).pacing_gap_ns(charged);
+    let req = |psn: u64| GateReq {
+        conn: 1u64.to_bits(),
+        psn: psn.to_bits(),
+        charged: charged.to_bits(),
+        rtx: false,
+    };
+    let r = tb.gate_full(req(1000));
+    assert!(r.allow);
+    tb.send_allowed(&r, now, charged, false);
+    let due = now + gap;
+    // More than the hold ahead: refused with the pacing time.
+    now = due - 101;
+    tb.u.now.next = now.to_bits();
+    let w = tb.gate_full(req(1001));
+    assert!(
+        !w.allow && w.retry_at.to_u64() == due as u32 as u64,
+        "{w:?}"
+    );
+    // Within the hold: no answer while now < due, and an ACK waits.
+    now = due - 60;
+    tb.u.now.next = now.to_bits();
+    tb.push(
+        |u, v| {
+            u.s_axis_gate_req_tdata.next = req(1001);
+            u.s_axis_gate_req_tvalid.next = v;
+        },
+        |u| u.s_axis_gate_req_tready.val(),
+    );
+    tb.u.s_axis_fb_tdata.next = PktMeta {
+        conn: 1u64.to_bits(),
+        ptype: 2u64.to_bits(),
+        psn: 1001u64.to_bits(),
+        sack_base: 1001u64.to_bits(),
+        echo_ts: ((now - 2_000) as u32 as u64).to_bits(),
+        ..Default::default()
+    };
+    tb.u.s_axis_fb_tvalid.next = true;
+    for step in 0..6 {
+        for _ in 0..40 {
+            tb.settle();
+            assert!(
+                !tb.u.m_axis_gate_resp_tvalid.val(),
+                "answered {} ns before its pacing time",
+                due - now
+            );
+            assert!(
+                !tb.u.s_axis_fb_tready.val(),
+                "feedback taken while a request is held"
+            );
+            tb.tick();
+        }
+        now = due - 50 + 10 * step;
+        tb.u.now.next = now.to_bits();
+    }
+    now = due;
+    tb.u.now.next = now.to_bits();
+    let mut answered = None;
+    let mut taken = false;
+    for c in 0..400 {
+        tb.settle();
+        if tb.u.s_axis_fb_tready.val() {
+            assert!(
+                answered.is_some(),
+                "feedback taken before the held request was decided"
+            );
+        }
+        if tb.u.m_axis_gate_resp_tvalid.val() && answered.is_none() {
+            answered = Some((c, tb.u.m_axis_gate_resp_tdata.val()));
+            tb.u.m_axis_gate_resp_tready.next = true;
+        }
+        if tb.u.s_axis_fb_tready.val() {
+            taken = true;
+            tb.tick();
+            tb.u.s_axis_fb_tvalid.next = false;
+            break;
+        }
+        tb.tick();
+        tb.u.m_axis_gate_resp_tready.next = false;
+    }
+    let (c, r) = answered.expect("the held request is answered at its pacing time");
+    assert!(r.allow && r.psn.to_u64() == 1001, "{r:?}");
+    assert!(c < 30, "decided {c} cycles after its pacing time");
+    assert!(taken, "the ACK is taken after the decision");
+}

@@ -256,6 +256,15 @@ pub struct SenderEngine {
     pub cfg_rnr_retry: Signal<In, Bits<8>>,
     /// Reordering distance in packets (MR-REL-38; at least 16 is used).
     pub cfg_reorder_distance: Signal<In, Bits<16>>,
+    /// A gate request refused by pacing alone whose pacing time is at most this far ahead (ns, < 2^31) is
+    /// held instead of answered, and decided again at its pacing time, before any feedback or timer command
+    /// (0: never held). The transmit scheduler tries a waiting connection's packet as early
+    /// (`cfg_retry_lead_ns`), so a paced connection's packets are decided at their pacing times.
+    pub cfg_pace_hold_ns: Signal<In, Bits<32>>,
+    /// Feedback and timer commands do not start within this long (ns, < 2^30) before or after the pacing time
+    /// of the latest gate request refused by pacing, until a request is allowed, so a command started before
+    /// ends before the packet is due (0: no guard). An ACK's RTT sample then includes its wait.
+    pub cfg_pace_guard_ns: Signal<In, Bits<32>>,
     /// A new packet was refused because no window slot was free (it waits; see the module docs).
     pub stat_slot_wait: Signal<Out, Bit>,
     /// A new transmission found no window slot and was not recorded (prevented by the gate's reservation).
@@ -285,6 +294,14 @@ pub struct SenderEngine {
     /// When the gate last let a packet go (ns mod 2^32), and its connection.
     g_t0: DFF<Bits<32>>,
     g_conn: DFF<Bits<16>>,
+    /// A gate request (`req`) is held until its pacing time `held_until` (ns mod 2^32).
+    held_v: DFF<Bit>,
+    held_until: DFF<Bits<32>>,
+    /// The pacing time of the latest request refused by pacing (`soon_at`), until a request is allowed.
+    soon_v: DFF<Bit>,
+    soon_at: DFF<Bits<32>>,
+    /// Feedback and timer commands wait (a request is held, or `soon_at` is within the guard).
+    defer: Signal<Local, Bit>,
     /// An ACK's NSCC event is done.
     cc_ok: DFF<Bit>,
     /// Its detection run was issued.
@@ -525,6 +542,8 @@ impl SenderEngine {
             cfg_retry_limit: Default::default(),
             cfg_rnr_retry: Default::default(),
             cfg_reorder_distance: Default::default(),
+            cfg_pace_hold_ns: Default::default(),
+            cfg_pace_guard_ns: Default::default(),
             stat_slot_wait: Default::default(),
             stat_slot_miss: Default::default(),
             ackp: AckProc::new(conn_bits, slot_bits),
@@ -544,6 +563,11 @@ impl SenderEngine {
             pace_nz: Default::default(),
             g_t0: Default::default(),
             g_conn: Default::default(),
+            held_v: Default::default(),
+            held_until: Default::default(),
+            soon_v: Default::default(),
+            soon_at: Default::default(),
+            defer: Default::default(),
             cc_ok: Default::default(),
             det_iss: Default::default(),
             det_ok: Default::default(),
@@ -741,7 +765,7 @@ impl Logic for SenderEngine {
             peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
             l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy,
             pace_res, pace_conn, pace_t0, pace_gap, pace_nz, cc_ok, det_iss, det_ok, det_lost,
-            g_t0, g_conn
+            g_t0, g_conn, held_v, held_until, soon_v, soon_at
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
@@ -1131,6 +1155,17 @@ impl Logic for SenderEngine {
         if self.m_axis_err_tready.val() {
             self.err_pend.d.next = false;
         }
+        // The pacing guard: [soon_at - guard, soon_at + guard], then it expires.
+        self.defer.next = self.held_v.q.val()
+            || (self.soon_v.q.val()
+                && (self.now32.val() + self.cfg_pace_guard_ns.val() - self.soon_at.q.val())
+                    < self.k_half.val());
+        if self.soon_v.q.val()
+            && (self.now32.val() - self.cfg_pace_guard_ns.val() - self.soon_at.q.val())
+                < self.k_half.val()
+        {
+            self.soon_v.d.next = false;
+        }
         if self.state.q.val() == self.s_idle.val() {
             self.started.d.next = false;
             self.dirty.d.next = false;
@@ -1148,6 +1183,13 @@ impl Logic for SenderEngine {
             } else if self.pace_res.q.val() {
                 self.conn.d.next = self.pace_conn.q.val();
                 self.state.d.next = self.s_pw_h.val();
+            } else if self.held_v.q.val()
+                && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
+            {
+                // The held gate request's pacing time has come: decided again.
+                self.held_v.d.next = false;
+                self.conn.d.next = self.req.q.val().conn;
+                self.state.d.next = self.s_g_rd.val();
             } else if self.s_axis_sent_tvalid.val()
                 && !self.pace_busy.q.val()
                 && self.pacer.ready.val()
@@ -1155,7 +1197,11 @@ impl Logic for SenderEngine {
                 // One pacing computation at a time.
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = self.s_sent_h.val();
-            } else if self.s_axis_fb_tvalid.val() && !self.una_v.q.val() && self.rtx_room.val() {
+            } else if self.s_axis_fb_tvalid.val()
+                && !self.defer.val()
+                && !self.una_v.q.val()
+                && self.rtx_room.val()
+            {
                 // Feedback waits while an advance of snd_una is not taken or the retransmission FIFO
                 // could not take a whole window's declarations, so a command never blocks on its outputs
                 // (gate requests and sent reports, which the transmit path waits for, go on meanwhile).
@@ -1171,14 +1217,18 @@ impl Logic for SenderEngine {
                     // Other feedback concerns the message and connection layers: dropped here.
                     self.s_axis_fb_tready.next = true;
                 }
-            } else if self.wheel.m_axis_fire_tvalid.val() && self.rtx_room.val() {
+            } else if self.wheel.m_axis_fire_tvalid.val()
+                && !self.defer.val()
+                && self.rtx_room.val()
+            {
                 self.wheel.m_axis_fire_tready.next = true;
                 self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
                 self.state.d.next = self.s_fire_rd.val();
             } else if self.s_axis_gate_req_tvalid.val()
                 && !self.resp_valid.q.val()
-                && !(self.pace_busy.q.val()
-                    && self.s_axis_gate_req_tdata.val().conn == self.pace_conn.q.val())
+                && !self.held_v.q.val()
+                && (!self.pace_busy.q.val()
+                    || self.s_axis_gate_req_tdata.val().conn != self.pace_conn.q.val())
             {
                 // A gate request waits for its connection's pacing time of the last transmission.
                 self.s_axis_gate_req_tready.next = true;
@@ -1651,7 +1701,22 @@ impl Logic for SenderEngine {
                 }
                 self.g_t0.d.next = self.now32.val();
                 self.g_conn.d.next = self.conn.q.val();
+                self.soon_v.d.next = false;
                 self.state.d.next = self.s_g_ch.val();
+            } else if self.gate.resp.val().retry_at != self.k_zero32.val()
+                && (self.gate.resp.val().retry_at - self.now32.val()) <= self.cfg_pace_hold_ns.val()
+            {
+                // Refused by pacing alone, and its time is near: held, not answered (MR-CC-2).
+                self.held_v.d.next = true;
+                self.held_until.d.next = self.gate.resp.val().retry_at;
+                self.state.d.next = self.s_idle.val();
+                if self.dirty.q.val() {
+                    self.state.d.next = self.s_wb.val();
+                }
+            } else if self.gate.resp.val().retry_at != self.k_zero32.val() {
+                // Refused by pacing: the guard keeps long commands from its pacing time.
+                self.soon_v.d.next = true;
+                self.soon_at.d.next = self.gate.resp.val().retry_at;
             }
         }
         if self.state.q.val() == self.s_g_ch.val() {
@@ -1714,6 +1779,8 @@ impl Logic for SenderEngine {
             self.rtx_ov.d.next = false;
             self.pace_busy.d.next = false;
             self.pace_res.d.next = false;
+            self.held_v.d.next = false;
+            self.soon_v.d.next = false;
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();

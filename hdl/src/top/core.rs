@@ -691,6 +691,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         // 2^MSG_BITS: the READ table's and the receive message table's slots per connection.
         self.txe.cfg_max_started.next = 8.into();
         self.txe.cfg_poll_ns.next = 1000.into();
+        // A paced connection's next packet is tried 48 ns before its pacing time and the sender engine holds
+        // a request refused by pacing alone for up to 64 ns, so it is decided at its pacing time (the
+        // scheduler waits at most 64 ns for it: less than a 4 KiB packet's 66 beats at 322 MHz).
+        self.txe.cfg_retry_lead_ns.next = 48.into();
         self.stat_db_drop.next = self.txe.stat_db_drop.val();
         self.stat_wr_closed.next = self.txe.stat_wr_closed.val();
         self.snd.now.next = self.timebase.now.val();
@@ -725,6 +729,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         // The model's default RNR retry count (`EndpointConfig::rnr_retry`).
         self.snd.cfg_rnr_retry.next = 7.into();
         self.snd.cfg_reorder_distance.next = self.epc.cfg_reorder_distance.val();
+        self.snd.cfg_pace_hold_ns.next = 64.into();
+        // An ACK takes about 55 cycles (170 ns): none starts within 192 ns of a paced packet's time.
+        self.snd.cfg_pace_guard_ns.next = 192.into();
 
         // Transmit: engine -> frame builder -> MAC.
         self.order.hdr_in.next = self.txe.m_axis_hdr_tdata.val();

@@ -29,7 +29,7 @@
 //! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
 //! (`m_axis_payreq_*`, when payload_len > 0) are issued, in that order, and the state is committed. When
 //! refused, nothing is committed: a new packet's connection waits until `retry_at` (0: `now + cfg_poll_ns`,
-//! or the next `UnaUpdate`) and goes back to the round-robin tail, so other connections go on; a refused
+//! or the next `UnaUpdate`; tried `cfg_retry_lead_ns` early) and goes back to the round-robin tail, so other connections go on; a refused
 //! retransmission is parked and retried at its `retry_at` while new data of other connections continues.
 //! Control packets (ACK/NACK/CTRL) never pass here: the transmit engine sends them first (MR-REL-19).
 //!
@@ -63,6 +63,10 @@ pub struct Scheduler {
     pub cfg_conn_msgs: Signal<In, Bits<16>>,
     /// Re-poll interval (ns) after a gate refusal without a pacing time.
     pub cfg_poll_ns: Signal<In, Bits<32>>,
+    /// A waiting connection's next new packet is tried this long before its `retry_at` (ns, < 2^31; 0: at
+    /// `retry_at`), so that with a gate that holds a request refused by pacing alone for a short time (the
+    /// sender engine's `cfg_pace_hold_ns`) the packet is decided right at its pacing time.
+    pub cfg_retry_lead_ns: Signal<In, Bits<32>>,
     /// DSCP of DATA packets.
     pub cfg_dscp_data: Signal<In, Bits<6>>,
     /// Own log2 MTU (Open extension).
@@ -287,6 +291,7 @@ impl Scheduler {
             now: Default::default(),
             cfg_conn_msgs: Default::default(),
             cfg_poll_ns: Default::default(),
+            cfg_retry_lead_ns: Default::default(),
             cfg_dscp_data: Default::default(),
             cfg_mtu_log: Default::default(),
             s_axis_ctxw_tdata: Default::default(),
@@ -488,7 +493,8 @@ impl Logic for Scheduler {
         self.d_first.next = self.psn.q.val() - self.mtab.msg_rd_data.val().first_psn;
         self.m_span.next =
             self.mtab.msg_rd_data.val().last_psn - self.mtab.msg_rd_data.val().first_psn;
-        self.d_now.next = self.now32.val() - self.cs.q.val().retry_at;
+        self.d_now.next =
+            self.now32.val() + self.cfg_retry_lead_ns.val() - self.cs.q.val().retry_at;
         self.d_rnow.next = self.now32.val() - self.rtx_retry.q.val();
         self.npk.next =
             (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.o.val();

@@ -62,6 +62,8 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub cfg_max_started: Signal<In, Bits<16>>,
     /// Re-poll interval (ns) after a gate refusal without a pacing time.
     pub cfg_poll_ns: Signal<In, Bits<32>>,
+    /// How long before a waiting connection's `retry_at` its next new packet is tried (see the scheduler).
+    pub cfg_retry_lead_ns: Signal<In, Bits<32>>,
     /// Register write strobe (SQ doorbell window).
     pub cfg_wr_en: Signal<In, Bit>,
     /// Byte address within the window.
@@ -224,6 +226,7 @@ impl<const DW: usize, const KW: usize> TxEngine<DW, KW> {
             m_axis_rdrec_tdata: Default::default(),
             m_axis_rdrec_tvalid: Default::default(),
             cfg_poll_ns: Default::default(),
+            cfg_retry_lead_ns: Default::default(),
             cfg_wr_en: Default::default(),
             cfg_wr_addr: Default::default(),
             cfg_wr_data: Default::default(),
@@ -368,6 +371,7 @@ impl<const DW: usize, const KW: usize> Logic for TxEngine<DW, KW> {
         self.m_axis_rdrec_tdata.next = self.sched.m_axis_rdrec_tdata.val();
         self.m_axis_rdrec_tvalid.next = self.sched.m_axis_rdrec_tvalid.val();
         self.sched.cfg_poll_ns.next = self.cfg_poll_ns.val();
+        self.sched.cfg_retry_lead_ns.next = self.cfg_retry_lead_ns.val();
         self.sched.cfg_dscp_data.next = self.cfg_dscp_data.val();
         self.sched.cfg_mtu_log.next = self.cfg_mtu_log.val();
         self.sched.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
