@@ -71,6 +71,9 @@ struct DemoArgs {
     /// Seed of the message mix, the link's faults and the idle cycles.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Line rate of both endpoints, Gb/s (NSCC's pacing; 322 MHz x 512 bits is 165 Gb/s of datapath).
+    #[arg(long, default_value_t = 100)]
+    line_rate_gbps: u32,
     /// Give up after this many clock cycles.
     #[arg(long, default_value_t = 5_000_000)]
     max_cycles: u64,
@@ -654,6 +657,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         delay_ns: a.delay_ns,
         window: a.window,
         seed: a.seed,
+        line_rate_gbps: a.line_rate_gbps.max(1),
         max_cycles: a.max_cycles,
         vcd: a.vcd.clone(),
         vcd_from: 0,
@@ -707,8 +711,8 @@ fn demo(a: DemoArgs) -> ExitCode {
     waves_note(&outcome.waves);
     eprintln!();
     println!(
-        "two RTL NICs (metaroce_core, 512-bit, Verilator) over {} paths at {} ppm loss",
-        cfg.paths, cfg.loss_ppm
+        "two RTL NICs (metaroce_core, 512-bit, Verilator) over {} paths at {} ppm loss, line rate {} Gb/s",
+        cfg.paths, cfg.loss_ppm, cfg.line_rate_gbps
     );
     println!("  messages        {} ({} bytes)", r.messages, r.bytes);
     println!(

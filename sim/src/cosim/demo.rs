@@ -43,6 +43,9 @@ pub struct DemoConfig {
     pub window: usize,
     /// Seed of the message mix, the link and the idle cycles.
     pub seed: u64,
+    /// Line rate of both endpoints, Gb/s (the endpoint register `LINE_RATE`: NSCC's pacing serialization term
+    /// and initial window, MR-CC-7, MR-CC-14); the link runs at the larger of this and 200 Gb/s.
+    pub line_rate_gbps: u32,
     /// Give up after this many cycles.
     pub max_cycles: u64,
     /// Write both cores' waveforms (`a.vcd`, `b.vcd`) into this folder (the model is then built with
@@ -64,6 +67,7 @@ impl Default for DemoConfig {
             delay_ns: 1_000,
             window: 16,
             seed: 1,
+            line_rate_gbps: 100,
             max_cycles: 5_000_000,
             vcd: None,
             vcd_from: 0,
@@ -305,6 +309,13 @@ pub fn plan(cfg: &DemoConfig) -> Vec<(SqOp, u32)> {
         .collect()
 }
 
+/// The link's rate for `cfg`: the larger of its line rate and 200 Gb/s, bits/s.
+pub fn link_bps(cfg: &DemoConfig) -> u64 {
+    u64::from(cfg.line_rate_gbps)
+        .saturating_mul(1_000_000_000)
+        .max(200_000_000_000)
+}
+
 /// Runs the demonstration; `progress(done, total, cycle)` is called as messages complete.
 pub fn run(
     cfg: &DemoConfig,
@@ -326,7 +337,7 @@ fn run_at(
     let t0 = std::time::Instant::now();
     let a = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x11)?;
     let b = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x22)?;
-    let mut link = LinkConfig::multipath(200_000_000_000, cfg.paths, cfg.delay_ns, 200);
+    let mut link = LinkConfig::multipath(link_bps(cfg), cfg.paths, cfg.delay_ns, 200);
     link.loss_ppm = cfg.loss_ppm;
     let mut p = NicPair::new(a, b, link, PERIOD_PS, cfg.seed);
     if let Some(dir) = &cfg.vcd {
@@ -345,6 +356,11 @@ fn run_at(
     if cfg.vcd_from == 0 {
         trace(&mut p)?;
     }
+    // The line rate before the connections open (their initial window is the BDP, MR-CC-7).
+    let rate = metaroce_regmap::endpoint::reg::LINE_RATE;
+    let ep_base = host::block_base(metaroce_regmap::block::BlockType::Endpoint);
+    p.a.write(ep_base + rate, cfg.line_rate_gbps.saturating_mul(1000))?;
+    p.b.write(ep_base + rate, cfg.line_rate_gbps.saturating_mul(1000))?;
     let (mut qa, mut ca) = host::connect(&mut p.a, &SA, &SB)?;
     let (mut qb, mut cb) = host::connect(&mut p.b, &SB, &SA)?;
     let mut rng = Rng::new(cfg.seed);

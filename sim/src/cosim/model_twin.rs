@@ -4,14 +4,14 @@
 //! MetaRoCE mode, joined by the same link as `metaroce demo`, and measures what the demonstration measures.
 //!
 //! **What is the same as the demonstration.**
-//! - The link: `LinkConfig::multipath(200 Gb/s, cfg.paths, cfg.delay_ns, 200 ns)` with `cfg.loss_ppm` in both
+//! - The link: `LinkConfig::multipath(demo::link_bps(cfg), cfg.paths, cfg.delay_ns, 200 ns)` with `cfg.loss_ppm` in both
 //!   directions, each direction seeded as [`NicPair`](super::pair::NicPair) seeds it (`seed ^ 0xA5A5` from A
 //!   to B, `seed ^ 0x5A5A` from B to A).
 //! - The endpoints' parameters are the core's ([`interop::model_config`](super::interop::model_config)):
 //!   MTU 4096, receive window 2^8 packets (MR-REL-7), 8 messages in flight per connection direction
 //!   (MR-SEM-11, the core's receive message table), 16 paths in the EV set (MR-PATH-1), ACK ratio 1
 //!   (MR-REL-14), NSCC (MR-CC-5) with the endpoint registers' defaults that the demonstration leaves in place
-//!   (line rate 100 Gb/s, base RTT 8 µs, delay target 5 µs, RTO 20 µs..64 ms), no idle close.
+//!   (line rate `cfg.line_rate_gbps`, 100 Gb/s by default, base RTT 8 µs, delay target 5 µs, RTO 20 µs..64 ms), no idle close.
 //! - The messages: the kinds, immediates and lengths of `demo::plan(cfg)`, in order; sources packed in A's
 //!   buffer (B's for a READ), targets packed in B's (A's for a READ), 64-byte aligned with a gap of at least
 //!   64 bytes after each; one memory region over each side's buffer with every right; B keeps one receive
@@ -41,7 +41,7 @@
 //! - Data bytes: `demo::plan` gives kinds and lengths only, so the bytes come from their own seeded stream
 //!   (the transport's behaviour does not depend on them).
 
-use super::demo::{plan, DemoConfig, PERIOD_PS};
+use super::demo::{link_bps, plan, DemoConfig, PERIOD_PS};
 use super::interop::{model_config, ModelSide};
 use metaroce_proto::harness::link::{Link, LinkConfig};
 use metaroce_proto::harness::rng::Rng;
@@ -306,9 +306,11 @@ impl Twin {
 pub fn run_model(cfg: &DemoConfig) -> Result<ModelReport, String> {
     let t0 = std::time::Instant::now();
     let mut seeds = Rng::new(cfg.seed ^ 0x4D4F_4445_4C00);
-    let ca = model_config(&SIDE_A, seeds.next_u64());
-    let cb = model_config(&SIDE_B, seeds.next_u64());
-    let mut link = LinkConfig::multipath(200_000_000_000, cfg.paths, cfg.delay_ns, 200);
+    let mut ca = model_config(&SIDE_A, seeds.next_u64());
+    let mut cb = model_config(&SIDE_B, seeds.next_u64());
+    ca.line_rate_bps = u64::from(cfg.line_rate_gbps).saturating_mul(1_000_000_000);
+    cb.line_rate_bps = ca.line_rate_bps;
+    let mut link = LinkConfig::multipath(link_bps(cfg), cfg.paths, cfg.delay_ns, 200);
     link.loss_ppm = cfg.loss_ppm;
     let endpoint = |c, side| {
         Endpoint::try_new(c, SparseMemory::new()).map_err(|e| format!("{side}: config: {e:?}"))
