@@ -9,10 +9,12 @@
 //! * [`scenario`]: one complete, checked run from a config and a seed.
 //! * [`memory`]: a memory that copies nothing (benchmarks).
 //! * [`fuzz`]: the fuzz target bodies and their seed corpus (shared by `proto/fuzz` and the replay test).
+//! * [`packets`]: random packets of every type for the hardware's parser and frame-builder tests.
 
 pub mod fuzz;
 pub mod link;
 pub mod memory;
+pub mod packets;
 pub mod pair;
 pub mod rng;
 pub mod scenario;

@@ -8,177 +8,30 @@ use super::{b, be};
 use metaroce_hdl::common::netlist::{words_from_bytes, ToWords};
 use metaroce_hdl::records::PktMeta;
 use metaroce_hdl::rx::drop;
+pub use metaroce_proto::harness::packets::Dir;
+use metaroce_proto::harness::packets::{self, TEST_LOCAL};
 use metaroce_proto::harness::rng::Rng;
 use metaroce_proto::wire::{
-    parse_frame, AckFlags, AckRepr, CtrlCode, CtrlRepr, DataFlags, DataRepr, Error, IpRepr,
-    MbhFlags, MbhRepr, MetaRoceRepr, NackCode, NackRepr, Opcode, OpenRepr, PacketType, SackBitmap,
-    TypeRepr, L2L3,
+    parse_frame, Error, IpRepr, MbhFlags, MetaRoceRepr, PacketType, TypeRepr, L2L3,
 };
 use rust_hdl::prelude::Bits;
 
 /// Our MAC address.
-pub const MAC: [u8; 6] = [2, 0, 0, 0, 0, 0x11];
+pub const MAC: [u8; 6] = TEST_LOCAL.mac;
 /// The trim DSCP.
-pub const TRIM: u8 = 1;
+pub const TRIM: u8 = TEST_LOCAL.trim_dscp;
 /// Our IPv4 address.
-pub const IP4: [u8; 4] = [10, 0, 0, 1];
+pub const IP4: [u8; 4] = TEST_LOCAL.ip4;
 /// Our IPv6 address.
-pub const IP6: [u8; 16] = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+pub const IP6: [u8; 16] = TEST_LOCAL.ip6;
 /// The builder's TTL / hop limit.
-pub const TTL: u8 = 64;
+pub const TTL: u8 = TEST_LOCAL.ttl;
 /// The MetaRoCE UDP port.
-pub const PORT: u16 = 4792;
+pub const PORT: u16 = TEST_LOCAL.port;
 
-/// Which way a random packet travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// To us (parser tests).
-    Received,
-    /// From us (builder tests).
-    Sent,
-}
-
-fn arr<const K: usize>(r: &mut Rng) -> [u8; K] {
-    let mut a = [0u8; K];
-    r.fill_bytes(&mut a);
-    a
-}
-
-/// A random MetaRoCE packet of any type (payload up to `max_pay` bytes) addressed as `dir` says: received
-/// packets come from random sources to our addresses (one in ten to a foreign one, one in eight with the trim
-/// DSCP); sent packets go from our addresses to random destinations with the builder's TTL and flow label 0.
+/// A random MetaRoCE packet of any type to or from the block under test (the harness's generator).
 pub fn random_packet(r: &mut Rng, max_pay: usize, dir: Dir) -> (L2L3, MetaRoceRepr, Vec<u8>) {
-    let rx = dir == Dir::Received;
-    let foreign = rx && r.below(10) == 0;
-    let vlan = (r.below(3) == 0).then(|| r.next_u32() as u16);
-    let v6 = r.below(2) == 0;
-    let dscp = if rx && r.below(8) == 0 {
-        TRIM
-    } else {
-        r.below(64) as u8
-    };
-    let ecn = r.below(4) as u8;
-    let ip = if v6 {
-        IpRepr::V6 {
-            src: if rx { arr(r) } else { IP6 },
-            dst: if rx && !foreign { IP6 } else { arr(r) },
-            dscp,
-            ecn,
-            flow_label: if rx { r.next_u32() & 0xF_FFFF } else { 0 },
-            hop_limit: if rx { r.next_u32() as u8 } else { TTL },
-        }
-    } else {
-        IpRepr::V4 {
-            src: if rx { arr(r) } else { IP4 },
-            dst: if rx && !foreign { IP4 } else { arr(r) },
-            dscp,
-            ecn,
-            ttl: if rx { r.next_u32() as u8 } else { TTL },
-        }
-    };
-    let l = L2L3 {
-        eth_src: if rx { arr(r) } else { MAC },
-        eth_dst: if rx { MAC } else { arr(r) },
-        vlan,
-        ip,
-        udp_src: 0xC000 | (r.next_u32() as u16 & 0x3FFF),
-        udp_dst: PORT,
-    };
-    let ops = [
-        Opcode::Write,
-        Opcode::WriteImm,
-        Opcode::Send,
-        Opcode::SendImm,
-        Opcode::ReadReq,
-        Opcode::ReadResp,
-        Opcode::FetchAdd,
-        Opcode::CmpSwap,
-    ];
-    let (ty, ptype, payload) = match r.below(4) {
-        0 => {
-            let opcode = ops[r.below(8) as usize];
-            let n = match r.below(4) {
-                0 => 0,
-                1 => r.below(8) as usize,
-                _ => r.below(max_pay as u64 + 1) as usize,
-            };
-            let d = DataRepr {
-                opcode,
-                flags: DataFlags(r.next_u32() as u8 & DataFlags::ALL.0),
-                msn: r.next_u32(),
-                addr: r.next_u64(),
-                key: r.next_u32(),
-                msg_len: r.next_u32(),
-                imm: opcode.has_imm().then(|| r.next_u32()),
-            };
-            let mut pay = vec![0u8; n];
-            r.fill_bytes(&mut pay);
-            (TypeRepr::Data(d), PacketType::Data, pay)
-        }
-        1 => (
-            TypeRepr::Ack(AckRepr {
-                scid: r.next_u32() & 0xFF_FFFF,
-                flags: AckFlags(r.next_u32() as u8 & AckFlags::ALL.0),
-                echo_ts: r.next_u32(),
-                sack_base: r.next_u32(),
-                echo_ev: r.next_u32() as u16,
-                ce_count: r.next_u32() as u16,
-                sack: SackBitmap(arr(r)),
-            }),
-            PacketType::Ack,
-            Vec::new(),
-        ),
-        2 => (
-            TypeRepr::Nack(NackRepr {
-                scid: r.next_u32() & 0xFF_FFFF,
-                code: NackCode::from_u8(1 + r.below(6) as u8).expect("NACK codes 1..=6"),
-                echo_ts: r.next_u32(),
-                aux: r.next_u32(),
-            }),
-            PacketType::Nack,
-            Vec::new(),
-        ),
-        _ => (
-            TypeRepr::Ctrl(CtrlRepr {
-                scid: r.next_u32() & 0xFF_FFFF,
-                code: CtrlCode::from_u8(1 + r.below(6) as u8).expect("CTRL codes 1..=6"),
-                echo_ts: r.next_u32(),
-                aux: r.next_u32(),
-            }),
-            PacketType::Ctrl,
-            Vec::new(),
-        ),
-    };
-    let open = match &ty {
-        TypeRepr::Ctrl(c) => c.code == CtrlCode::Open,
-        TypeRepr::Nack(_) => false,
-        _ => r.below(4) == 0,
-    }
-    .then(|| OpenRepr {
-        scid: 1 + r.below(0xFF_FFFE) as u32,
-        wlog: 8 + r.below(9) as u8,
-        isn: r.next_u32(),
-        target_qpn: r.next_u32() & 0xFF_FFFF,
-        mtu_log: 9 + r.below(5) as u8,
-    });
-    let mut flags = MbhFlags(r.next_u32() as u8 & (MbhFlags::AR.0 | MbhFlags::RTX.0));
-    if open.is_some() {
-        flags.0 |= MbhFlags::SYN.0;
-    }
-    let m = MetaRoceRepr {
-        mbh: MbhRepr {
-            ptype,
-            flags,
-            payload_len: payload.len() as u16,
-            dcid: r.next_u32() & 0xFF_FFFF,
-            hlen: 0,
-            psn: r.next_u32(),
-            ts: r.next_u32(),
-        },
-        ty,
-        open,
-    };
-    (l, m, payload)
+    packets::random_packet(r, &TEST_LOCAL, max_pay, dir)
 }
 
 /// The fields of the MetaRoCE headers in a header record (both directions use the same fields).
