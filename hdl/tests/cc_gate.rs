@@ -1,9 +1,10 @@
-//! The gate decision (MR-REL-4, MR-CC-1, MR-CC-2, MR-REL-45) against the model's rules (`can_send_new` /
-//! `can_retransmit` of `metaroce_proto::transport::metaroce::send`, restated here with 64-bit times because
-//! they are private), on random states, one request per cycle. Seed: `CC_GATE_SEED` (printed).
+//! The gate decision (MR-REL-4, MR-CC-1, MR-CC-2, MR-REL-45) against the model's rules
+//! (`metaroce_proto::transport::metaroce::gate`, with 64-bit times), on random states, one request per cycle.
+//! Seed: `CC_GATE_SEED` (printed).
 
 use metaroce_hdl::cc::gate::GateUnit;
 use metaroce_hdl::rel::records::GateReq;
+use metaroce_proto::transport::metaroce::gate;
 use rust_hdl::prelude::*;
 
 mod support;
@@ -61,11 +62,16 @@ fn mr_rel_4_mr_cc_1_2_mr_rel_45_gate_matches_the_model_rules() {
         } else {
             now + rng.below(1 << 31) - (1 << 30)
         };
+        // The hardware's window is 256 PSNs; a retransmission is inside it by construction.
         let win = rtx || outst < 256;
-        let cw = inflight == 0 || inflight < cwnd || (rtx && rto_rtx);
-        let pace = now >= next_send_at;
-        let allow = win && cw && pace;
-        let retry = if win && cw && !pace {
+        let allow = if rtx {
+            gate::rtx_allowed(rto_rtx, inflight.into(), cwnd.into(), now, next_send_at, 0)
+        } else {
+            gate::new_allowed(win, inflight.into(), cwnd.into(), now, next_send_at)
+        };
+        // Refused by pacing alone: the answer carries the pacing time.
+        let cw = gate::cwnd_allows(inflight.into(), cwnd.into()) || (rtx && rto_rtx);
+        let retry = if win && cw && !gate::paced(now, next_send_at) {
             next_send_at as u32
         } else {
             0

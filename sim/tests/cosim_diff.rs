@@ -6,7 +6,11 @@
 //! - the frame parser against `wire::parse_frame` (MR-ENC-*, MR-WIRE-*, MR-WIRE-ICV);
 //! - the frame builder against `wire::emit_frame` and, back, `wire::parse_frame` (MR-ENC-*, MR-WIRE-ICV);
 //! - the NSCC unit against `transport::cc::Nscc`, bit-exact (MR-CC-7..14);
-//! - the receive PSN window against `transport::bitmap::RecvWindow` (MR-REL-9..13).
+//! - the receive PSN window against `transport::bitmap::RecvWindow` (MR-REL-9..13);
+//! - the ACK processor against `transport::loss::SendWindow` (MR-REL-20..39);
+//! - the ACK generator against `RecvWindow`'s SACK block and the ACK rules (MR-REL-14..18);
+//! - path selection against `transport::path::PathSet` (MR-PATH-1..18);
+//! - the transmit gate against `transport::metaroce::gate` (MR-REL-4, MR-CC-1, MR-CC-2, MR-REL-45).
 //!
 //! Every test prints its seed; `METAROCE_SEED` replays a run and `METAROCE_ITERS` lengthens it (frames,
 //! events or packets per test). Each block's model is built once per test binary and cached on disk
@@ -2108,4 +2112,112 @@ fn mr_path_1_3_10_18_path_select_matches_proto_path_set() {
     if ops >= 2_000 {
         assert!(explored > 0 && reused > 0 && burst_beats > 0);
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Transmit gate
+
+/// The transmit gate (`metaroce_cc_gate`) against the model's rules (`transport::metaroce::gate`: MR-REL-4,
+/// MR-CC-1, MR-CC-2, MR-REL-43, MR-REL-45) on random connection states, new PSNs and retransmissions, with
+/// random idle cycles between requests: every answer comes one cycle after its request, for its connection,
+/// allowed exactly when the model allows it, and, when only pacing refuses, with the pacing time as its retry
+/// time (0 otherwise: wait for an ACK). The hardware's receive window is 256 PSNs; times are 64-bit ns in the
+/// model, 32-bit with wrap-around in the hardware (pacing times within ±2^30 ns of now).
+#[test]
+fn mr_rel_4_mr_cc_1_2_gate_matches_the_model_rules() {
+    use metaroce_hdl::rel::records::{GateReq, GateResp};
+    use metaroce_proto::transport::metaroce::gate;
+    let seed = seed("gate", 0x6a7e_d1ff);
+    let n = iters(3_000);
+    let kind = model("metaroce_cc_gate", &cosim_config());
+    let pt = |name: &str| port(&kind, name);
+    let mut m = kind.instance();
+    reset(&mut m, pt("rst"));
+    let mut rng = Rng::new(seed);
+    let (mut counts, mut w) = ([0usize; 4], Vec::new());
+    for i in 0..n {
+        // Idle cycles: no request, no answer.
+        for _ in 0..rng.below(3) {
+            m.set_bit(pt("in_valid"), false);
+            m.step();
+            assert_eq!(m.get(pt("out_valid")), 0, "an answer without a request");
+        }
+        let una = rng.next_u32();
+        let nxt = una.wrapping_add(rng.below(300) as u32);
+        let cwnd = rng.below(1 << 20);
+        let inflight = match rng.below(4) {
+            0 => 0,
+            1 => cwnd,
+            _ => rng.below(1 << 20),
+        };
+        let rtx = rng.below(3) == 0;
+        let rto_rtx = rng.below(3) == 0;
+        let now = (1u64 << 33) + rng.below(1 << 40);
+        let next_send_at = if rng.below(4) == 0 {
+            0
+        } else {
+            now + rng.below(1 << 31) - (1 << 30)
+        };
+        let win = rtx || nxt.wrapping_sub(una) < 256;
+        let allow = if rtx {
+            gate::rtx_allowed(rto_rtx, inflight, cwnd, now, next_send_at, 0)
+        } else {
+            gate::new_allowed(win, inflight, cwnd, now, next_send_at)
+        };
+        let cw = gate::cwnd_allows(inflight, cwnd) || (rtx && rto_rtx);
+        let retry = if win && cw && !gate::paced(now, next_send_at) {
+            next_send_at as u32
+        } else {
+            0
+        };
+        let conn = i & 0xffff;
+        let psn = if rtx {
+            una.wrapping_add(rng.below(256) as u32)
+        } else {
+            nxt
+        };
+        let req = GateReq {
+            conn: Bits::<16>::from(conn),
+            psn: Bits::<32>::from(u64::from(psn)),
+            charged: Bits::<16>::from(4160u64),
+            rtx,
+        };
+        m.set_words(pt("req"), &rec_w32!(GateReq, req));
+        m.set_bit(pt("in_valid"), true);
+        m.set(pt("snd_una"), u64::from(una));
+        m.set(pt("snd_nxt"), u64::from(nxt));
+        m.set(pt("inflight"), inflight);
+        m.set(pt("cwnd"), cwnd);
+        m.set_bit(pt("rto_rtx"), rto_rtx);
+        m.set_bit(pt("pace_armed"), next_send_at != 0);
+        m.set(pt("next_tx"), u64::from(next_send_at as u32));
+        m.set(pt("ev"), i & 0x3fff);
+        m.set(pt("path"), i & 0x3f);
+        m.set(pt("now32"), u64::from(now as u32));
+        m.step();
+        m.set_bit(pt("in_valid"), false);
+        m.eval();
+        assert_eq!(m.get(pt("out_valid")), 1, "request {i}: no answer");
+        m.get_words(pt("resp"), &mut w);
+        let ctx = format!("request {i} (seed {seed}): rtx {rtx}, window {win}, inflight {inflight} / cwnd {cwnd}, rto_rtx {rto_rtx}, now {now}, next_send_at {next_send_at}");
+        assert_eq!(field::<GateResp>(&w, "allow") == 1, allow, "allow, {ctx}");
+        assert_eq!(
+            field::<GateResp>(&w, "retry_at") as u32,
+            retry,
+            "retry_at, {ctx}"
+        );
+        assert_eq!(field::<GateResp>(&w, "conn"), conn, "conn, {ctx}");
+        assert_eq!(field::<GateResp>(&w, "psn") as u32, psn, "psn, {ctx}");
+        assert_eq!(field::<GateResp>(&w, "ev"), i & 0x3fff, "ev, {ctx}");
+        counts[usize::from(win) * 2 + usize::from(allow)] += 1;
+    }
+    // Index: 2 * window_ok + allow.
+    println!("gate: (window ok, allow) counts {counts:?}");
+    assert!(
+        counts[1] == 0
+            && counts[0] > n as usize / 100
+            && counts[2] > n as usize / 20
+            && counts[3] > n as usize / 20,
+        "{counts:?}"
+    );
 }

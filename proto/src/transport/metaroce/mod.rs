@@ -1,8 +1,9 @@
-//! The MetaRoCE engine: connection lifecycle ([`conn`]), requester / sender side ([`send`]) and responder /
-//! receiver side ([`recv`]). This file routes received frames to a QP and holds the per-QP entry points the
+//! The MetaRoCE engine: connection lifecycle ([`conn`]), requester / sender side ([`send`], with its transmit
+//! [`gate`]) and responder / receiver side ([`recv`]). This file routes received frames to a QP and holds the per-QP entry points the
 //! [`Endpoint`](super::Endpoint) calls.
 
 pub mod conn;
+pub mod gate;
 pub mod recv;
 pub mod send;
 

@@ -15,7 +15,7 @@ use super::super::stats::Stats;
 use super::super::verbs::{Access, WcStatus};
 use super::super::{EndpointConfig, Instant};
 use super::conn::{Conn, ConnState, PendingCtrl};
-use super::{close_conn, l2l3_from, open_conn, recv};
+use super::{close_conn, gate, l2l3_from, open_conn, recv};
 use crate::wire::packet::{MetaRoceRepr, TypeRepr};
 use crate::wire::{
     AckRepr, CtrlCode, CtrlRepr, DataFlags, DataRepr, MbhFlags, MbhRepr, NackCode, NackRepr,
@@ -47,12 +47,13 @@ fn can_send_new(cfg: &EndpointConfig, core: &QpCore, conn: &Conn, now: Instant) 
     if !m.started && started_msgs(core) as u32 >= cfg.max_outstanding_msgs {
         return false;
     }
-    conn.snd.can_send_new(conn.peer_window()) && cwnd_allows(conn) && now >= conn.next_send_at
-}
-
-fn cwnd_allows(conn: &Conn) -> bool {
-    let inflight = conn.snd.inflight_bytes();
-    inflight == 0 || inflight < conn.cc.cwnd()
+    gate::new_allowed(
+        conn.snd.can_send_new(conn.peer_window()),
+        conn.snd.inflight_bytes(),
+        conn.cc.cwnd(),
+        now,
+        conn.next_send_at,
+    )
 }
 
 /// True if a PSN declared lost may be retransmitted now (MR-REL-43, MR-REL-45): the congestion window, pacing
@@ -60,9 +61,14 @@ fn cwnd_allows(conn: &Conn) -> bool {
 /// window (see [`Conn::rto_rtx`]).
 fn can_retransmit(conn: &Conn, now: Instant) -> bool {
     conn.snd.has_lost()
-        && now >= conn.rnr_until
-        && now >= conn.next_send_at
-        && (conn.rto_rtx || cwnd_allows(conn))
+        && gate::rtx_allowed(
+            conn.rto_rtx,
+            conn.snd.inflight_bytes(),
+            conn.cc.cwnd(),
+            now,
+            conn.next_send_at,
+            conn.rnr_until,
+        )
 }
 
 /// True if the QP has a frame to send at `now`.
