@@ -59,6 +59,9 @@ struct DemoArgs {
     /// Random loss on the link in parts per million (1000 = 0.1 %), both directions.
     #[arg(long, default_value_t = 1_000)]
     loss_ppm: u32,
+    /// DATA frames the link trims at random, parts per million, both directions (answered by NACK TRIMMED).
+    #[arg(long, default_value_t = 0)]
+    trim_ppm: u32,
     /// Parallel paths of the link (each 200 ns slower than the previous: packets arrive reordered).
     #[arg(long, default_value_t = 4)]
     paths: usize,
@@ -653,6 +656,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         max_bytes: a.max_bytes,
         mix: [mix[0], mix[1], mix[2], mix[3]],
         loss_ppm: a.loss_ppm,
+        trim_ppm: a.trim_ppm,
         paths: a.paths.max(1),
         delay_ns: a.delay_ns,
         window: a.window,

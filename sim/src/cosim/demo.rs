@@ -7,7 +7,7 @@
 use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
 use super::host::{self, block_base, Endpoint, RING_LOG};
 use super::pair::NicPair;
-use metaroce_proto::harness::link::LinkConfig;
+use metaroce_proto::harness::link::{LinkConfig, TrimConfig};
 use metaroce_proto::harness::rng::Rng;
 use metaroce_regmap::block::BlockType;
 use metaroce_regmap::counters::{self, CounterId};
@@ -35,6 +35,9 @@ pub struct DemoConfig {
     pub mix: [u32; 4],
     /// Random loss on the link, parts per million (both directions).
     pub loss_ppm: u32,
+    /// DATA frames the link trims at random (a congested hop elsewhere), parts per million, both directions
+    /// (the receiver answers NACK TRIMMED, MR-REL-48).
+    pub trim_ppm: u32,
     /// Parallel paths of the link.
     pub paths: usize,
     /// One-way delay of the fastest path, ns (each next path 200 ns slower).
@@ -63,6 +66,7 @@ impl Default for DemoConfig {
             max_bytes: 32 * 1024,
             mix: [2, 1, 1, 1],
             loss_ppm: 1_000,
+            trim_ppm: 0,
             paths: 4,
             delay_ns: 1_000,
             window: 16,
@@ -316,6 +320,20 @@ pub fn link_bps(cfg: &DemoConfig) -> u64 {
         .max(200_000_000_000)
 }
 
+/// The link of `cfg`: [`link_bps`], `cfg.paths` paths 200 ns apart from `cfg.delay_ns`, `cfg.loss_ppm` random
+/// loss and, when `cfg.trim_ppm` > 0, random trimming of DATA frames (the endpoint registers' default DSCPs).
+pub fn link_config(cfg: &DemoConfig) -> LinkConfig {
+    let mut link = LinkConfig::multipath(link_bps(cfg), cfg.paths, cfg.delay_ns, 200);
+    link.loss_ppm = cfg.loss_ppm;
+    if cfg.trim_ppm > 0 {
+        link.trim = Some(TrimConfig {
+            random_ppm: cfg.trim_ppm,
+            ..TrimConfig::default()
+        });
+    }
+    link
+}
+
 /// Runs the demonstration; `progress(done, total, cycle)` is called as messages complete.
 pub fn run(
     cfg: &DemoConfig,
@@ -337,9 +355,7 @@ fn run_at(
     let t0 = std::time::Instant::now();
     let a = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x11)?;
     let b = CoreBench::new(&kind, &ccfg, BenchTiming::default(), cfg.seed ^ 0x22)?;
-    let mut link = LinkConfig::multipath(link_bps(cfg), cfg.paths, cfg.delay_ns, 200);
-    link.loss_ppm = cfg.loss_ppm;
-    let mut p = NicPair::new(a, b, link, PERIOD_PS, cfg.seed);
+    let mut p = NicPair::new(a, b, link_config(cfg), PERIOD_PS, cfg.seed);
     if let Some(dir) = &cfg.vcd {
         std::fs::create_dir_all(dir)
             .map_err(|e| BenchError::Setup(format!("{}: {e}", dir.display())))?;

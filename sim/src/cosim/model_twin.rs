@@ -4,8 +4,8 @@
 //! MetaRoCE mode, joined by the same link as `metaroce demo`, and measures what the demonstration measures.
 //!
 //! **What is the same as the demonstration.**
-//! - The link: `LinkConfig::multipath(demo::link_bps(cfg), cfg.paths, cfg.delay_ns, 200 ns)` with `cfg.loss_ppm` in both
-//!   directions, each direction seeded as [`NicPair`](super::pair::NicPair) seeds it (`seed ^ 0xA5A5` from A
+//! - The link: [`demo::link_config`](super::demo::link_config) (paths, delay, loss and trimming of `cfg`) in
+//!   both directions, each direction seeded as [`NicPair`](super::pair::NicPair) seeds it (`seed ^ 0xA5A5` from A
 //!   to B, `seed ^ 0x5A5A` from B to A).
 //! - The endpoints' parameters are the core's ([`interop::model_config`](super::interop::model_config)):
 //!   MTU 4096, receive window 2^8 packets (MR-REL-7), 8 messages in flight per connection direction
@@ -41,9 +41,9 @@
 //! - Data bytes: `demo::plan` gives kinds and lengths only, so the bytes come from their own seeded stream
 //!   (the transport's behaviour does not depend on them).
 
-use super::demo::{link_bps, plan, DemoConfig, PERIOD_PS};
+use super::demo::{link_config, plan, DemoConfig, PERIOD_PS};
 use super::interop::{model_config, ModelSide};
-use metaroce_proto::harness::link::{Link, LinkConfig};
+use metaroce_proto::harness::link::Link;
 use metaroce_proto::harness::rng::Rng;
 use metaroce_proto::transport::{
     Access, Completion, Endpoint, Event, Memory, RecvWr, RemoteQp, SendOp, SendWr, Sge,
@@ -310,8 +310,7 @@ pub fn run_model(cfg: &DemoConfig) -> Result<ModelReport, String> {
     let mut cb = model_config(&SIDE_B, seeds.next_u64());
     ca.line_rate_bps = u64::from(cfg.line_rate_gbps).saturating_mul(1_000_000_000);
     cb.line_rate_bps = ca.line_rate_bps;
-    let mut link = LinkConfig::multipath(link_bps(cfg), cfg.paths, cfg.delay_ns, 200);
-    link.loss_ppm = cfg.loss_ppm;
+    let link = link_config(cfg);
     let endpoint = |c, side| {
         Endpoint::try_new(c, SparseMemory::new()).map_err(|e| format!("{side}: config: {e:?}"))
     };
