@@ -358,6 +358,55 @@ fn the_demo_mix_of_writes_write_imm_sends_and_reads_at_one_percent_loss() {
     assert!(r.target_bytes[0] > 0, "the mix had no READ");
 }
 
+/// A counter's value in a report's `name=value ...` list (0 when absent: only non-zero counters are listed).
+fn counter(list: &str, name: &str) -> u64 {
+    list.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map_or(0, |(_, v)| v.parse().expect("counter value"))
+}
+
+/// MR-REL-48, MR-REL-34: DATA packets trimmed by the link (2 %, both directions, no loss) are answered with
+/// NACK TRIMMED and retransmitted, byte-exact; every NACK one core sends is counted by the other as received
+/// (`nack_tx_trimmed`, `nack_rx_trimmed`), core A retransmits once per NACK it receives, and no RTO expires.
+#[test]
+fn trimmed_data_is_nacked_and_retransmitted_byte_exact() {
+    let cfg = DemoConfig {
+        messages: 80,
+        loss_ppm: 0,
+        trim_ppm: 20_000,
+        seed: seed(),
+        ..DemoConfig::default()
+    };
+    let r = run_or_waves("trim_2pct", &cfg);
+    assert_eq!(
+        (r.messages, r.corrupt, r.bad_completions),
+        (80, 0, 0),
+        "{:?}",
+        r.first_bad
+    );
+    assert_eq!(r.rx_payload_bytes, r.target_bytes);
+    let [a, b] = &r.counters;
+    println!("A: {a}\nB: {b}");
+    let (a_tx, a_rx) = (counter(a, "nack_tx_trimmed"), counter(a, "nack_rx_trimmed"));
+    let (b_tx, b_rx) = (counter(b, "nack_tx_trimmed"), counter(b, "nack_rx_trimmed"));
+    assert!(b_tx > 0, "no DATA packet of A was trimmed");
+    assert_eq!(
+        (a_rx, b_rx),
+        (b_tx, a_tx),
+        "NACKs sent against NACKs received"
+    );
+    assert_eq!(
+        r.retransmissions, a_rx,
+        "one retransmission per NACK TRIMMED"
+    );
+    assert_eq!(
+        (counter(a, "timeouts"), counter(b, "timeouts")),
+        (0, 0),
+        "trimmed packets are recovered without a timeout"
+    );
+}
+
 #[test]
 fn a_failed_run_is_replayed_with_waveforms_of_its_last_cycles() {
     // Four messages cannot complete in 3,000 cycles (a message takes about 10,000): a timeout at cycle 3,000.

@@ -269,6 +269,8 @@ pub struct SenderEngine {
     pub stat_slot_wait: Signal<Out, Bit>,
     /// A new transmission found no window slot and was not recorded (prevented by the gate's reservation).
     pub stat_slot_miss: Signal<Out, Bit>,
+    /// An RTO expired (MR-REL-39; one pulse per expiry, the retry limit's count included).
+    pub stat_timeout: Signal<Out, Bit>,
     ackp: AckProc,
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
@@ -546,6 +548,7 @@ impl SenderEngine {
             cfg_pace_guard_ns: Default::default(),
             stat_slot_wait: Default::default(),
             stat_slot_miss: Default::default(),
+            stat_timeout: Default::default(),
             ackp: AckProc::new(conn_bits, slot_bits),
             resv: Default::default(),
             resv17: Default::default(),
@@ -805,6 +808,7 @@ impl Logic for SenderEngine {
         }
         self.stat_slot_wait.next = false;
         self.stat_slot_miss.next = self.ackp.slot_miss.val();
+        self.stat_timeout.next = self.state.q.val() == self.s_rto.val();
         self.eng_ram.rd_addr.next = self.conn.q.val();
         self.eng_ram.wr_addr.next = self.conn.q.val();
         self.eng_ram.wr_en.next = false;

@@ -862,6 +862,19 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.conn_opened.next =
             self.ctxp.m_axis_open_tvalid.val() & self.fan.s_axis_open_tready.val();
         self.cnt.slot_wait.next = self.snd.stat_slot_wait.val();
+        self.cnt.nack_tx.next = self.rxe.m_axis_ctl_tvalid.val()
+            & self.txe.s_axis_ctl_tready.val()
+            & (self.rxe.m_axis_ctl_tdata.val().ptype == 3);
+        self.cnt.nack_tx_code.next = self.rxe.m_axis_ctl_tdata.val().code;
+        self.cnt.nack_rx.next = self.rxe.m_axis_fb_tvalid.val()
+            & self.snd.s_axis_fb_tready.val()
+            & (self.rxe.m_axis_fb_tdata.val().ptype == 3);
+        self.cnt.nack_rx_code.next = self.rxe.m_axis_fb_tdata.val().code;
+        self.cnt.ece_rx.next = self.rxe.m_axis_fb_tvalid.val()
+            & self.snd.s_axis_fb_tready.val()
+            & (self.rxe.m_axis_fb_tdata.val().ptype == 2)
+            & self.rxe.m_axis_fb_tdata.val().aflags.get_bit(7);
+        self.cnt.timeout.next = self.snd.stat_timeout.val();
     }
 }
 

@@ -9,7 +9,9 @@
 //! * every receive drop by its reason (`drop_<reason>`, MR-ENC-41): two drop reporters (the parser's verdicts
 //!   and the receive engine's), each a valid bit and a code of `crate::rx::drop`;
 //! * connections opened (`connections_opened`);
-//! * new packets held for a window slot (`window_slot_waits`).
+//! * new packets held for a window slot (`window_slot_waits`);
+//! * NACKs sent and NACKs handed to the sender state, by code (`nack_tx_<code>`, `nack_rx_<code>`), ACKs with
+//!   ECE handed to it (`ece_received`), and RTO expiries (`timeouts`).
 //!
 //! A custom block because the lane positions come from regmap's counter table at generation time.
 //!
@@ -19,8 +21,19 @@
 //! `update` computes the same function, so the two agree for any `keep`.
 
 use crate::rx::drop;
+use metaroce_proto::wire::NackCode;
 use metaroce_regmap::counters::COUNTERS;
 use rust_hdl::prelude::*;
+
+/// NACK codes and the suffix of their counters (`nack_tx_<suffix>`, `nack_rx_<suffix>`).
+pub const NACK_COUNTERS: [(NackCode, &str); 6] = [
+    (NackCode::Trimmed, "trimmed"),
+    (NackCode::NoContext, "no_context"),
+    (NackCode::Rnr, "rnr"),
+    (NackCode::Access, "access"),
+    (NackCode::Invalid, "invalid"),
+    (NackCode::Unsupported, "unsupported"),
+];
 
 /// Lane of the counter called `name`.
 pub fn lane(name: &str) -> Option<usize> {
@@ -66,6 +79,18 @@ pub struct CounterEvents<const KW: usize> {
     pub conn_opened: Signal<In, Bit>,
     /// The gate held a new packet for a window slot.
     pub slot_wait: Signal<In, Bit>,
+    /// A NACK was sent.
+    pub nack_tx: Signal<In, Bit>,
+    /// Its code.
+    pub nack_tx_code: Signal<In, Bits<8>>,
+    /// A NACK was handed to the sender state.
+    pub nack_rx: Signal<In, Bit>,
+    /// Its code.
+    pub nack_rx_code: Signal<In, Bits<8>>,
+    /// An ACK with ECE was handed to the sender state.
+    pub ece_rx: Signal<In, Bit>,
+    /// An RTO expired.
+    pub timeout: Signal<In, Bit>,
     /// The increments.
     pub cnt_inc: Signal<Out, Bits<1024>>,
 }
@@ -126,6 +151,17 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
             u64::from(self.conn_opened.val()),
         );
         add(&mut v, "window_slot_waits", u64::from(self.slot_wait.val()));
+        add(&mut v, "ece_received", u64::from(self.ece_rx.val()));
+        add(&mut v, "timeouts", u64::from(self.timeout.val()));
+        for (code, suffix) in NACK_COUNTERS {
+            let c = code as u64;
+            if self.nack_tx.val() && self.nack_tx_code.val().index() as u64 == c {
+                add(&mut v, &format!("nack_tx_{suffix}"), 1);
+            }
+            if self.nack_rx.val() && self.nack_rx_code.val().index() as u64 == c {
+                add(&mut v, &format!("nack_rx_{suffix}"), 1);
+            }
+        }
         for (valid, code) in [
             (self.drop_a.val(), self.drop_a_code.val().index()),
             (self.drop_b.val(), self.drop_b_code.val().index()),
@@ -197,6 +233,21 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("rx_acks", "{15'd0, rx_ack}", &mut s);
         lane_expr("connections_opened", "{15'd0, conn_opened}", &mut s);
         lane_expr("window_slot_waits", "{15'd0, slot_wait}", &mut s);
+        lane_expr("ece_received", "{15'd0, ece_rx}", &mut s);
+        lane_expr("timeouts", "{15'd0, timeout}", &mut s);
+        for (code, suffix) in NACK_COUNTERS {
+            let c = code as u8;
+            lane_expr(
+                &format!("nack_tx_{suffix}"),
+                &format!("{{15'd0, nack_tx && nack_tx_code == 8'd{c}}}"),
+                &mut s,
+            );
+            lane_expr(
+                &format!("nack_rx_{suffix}"),
+                &format!("{{15'd0, nack_rx && nack_rx_code == 8'd{c}}}"),
+                &mut s,
+            );
+        }
         for code in 1..drop::COUNT {
             lane_expr(
                 &format!("drop_{}", drop::NAMES[code]),
