@@ -9,7 +9,7 @@
 //! | `cosim_new()` | a new model in its own `VerilatedContext` |
 //! | `cosim_delete(h)` | final, close the waveform, free |
 //! | `cosim_eval(h)` | settle combinational logic after input changes |
-//! | `cosim_cycles(h, n)` | `n` clock cycles: `clk` high, eval, `clk` low, eval (with waveform dumps) |
+//! | `cosim_cycles(h, n)` | `n` clock cycles: `clk` high, eval, `clk` low, eval (with waveform dumps); the last cycle's falling edge is evaluated by the next `cosim_eval` or cycle instead (no generated logic reacts to it: every process is on the rising edge), unless a waveform is being written |
 //! | `cosim_set(h, id, words)` / `cosim_get(h, id, words)` | port `id` (index in the port list) as 32-bit words, least significant first |
 //! | `cosim_trace_open(h, path)` / `cosim_trace_close(h)` | a VCD of every signal from now on (models built with `trace`; else 3) |
 
@@ -44,6 +44,8 @@ struct Cosim {{
     {class}* top;
     VerilatedVcdC* vcd;
     uint64_t half;
+    // The clock was lowered without an evaluation (see cosim_cycles).
+    int low_pending;
 }};
 }}
 
@@ -57,6 +59,7 @@ void* cosim_new() {{
     c->top = new {class}{{c->ctx}};
     c->vcd = nullptr;
     c->half = 0;
+    c->low_pending = 0;
     c->top->{clk} = 0;
     c->top->eval();
     return c;
@@ -73,17 +76,31 @@ void cosim_delete(void* h) {{
     delete c;
 }}
 
-void cosim_eval(void* h) {{ static_cast<Cosim*>(h)->top->eval(); }}
+void cosim_eval(void* h) {{
+    Cosim* c = static_cast<Cosim*>(h);
+    c->low_pending = 0;
+    c->top->eval();
+}}
 
 void cosim_cycles(void* h, uint64_t n) {{
     Cosim* c = static_cast<Cosim*>(h);
     for (uint64_t i = 0; i < n; i++) {{
+        if (c->low_pending) {{
+            c->top->eval();
+            c->low_pending = 0;
+        }}
         c->top->{clk} = 1;
         c->top->eval();
 #if COSIM_TRACE
         if (c->vcd) c->vcd->dump(++c->half);
 #endif
         c->top->{clk} = 0;
+        if (i + 1 == n && c->vcd == nullptr) {{
+            // The falling edge changes nothing: the next cosim_eval (after the inputs of the next cycle
+            // are set) or cycle evaluates it, which saves one evaluation per cycle.
+            c->low_pending = 1;
+            continue;
+        }}
         c->top->eval();
 #if COSIM_TRACE
         if (c->vcd) c->vcd->dump(++c->half);
