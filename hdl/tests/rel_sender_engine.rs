@@ -1027,12 +1027,10 @@ fn mr_rel_7_window_slots_are_taken_released_and_waited_for() {
     );
 }
 
-/// MR-CC-2 with the transmit path's timing: a packet's timestamp is taken when it is formed, before the gate
-/// lets it go (possibly much later, after waiting for the engine). The pacing time of the next packet counts
-/// from when the gate let this one go, never from the earlier timestamp; a timestamp after the gate's
-/// decision (not produced by the transmit path, but allowed) counts from the timestamp.
-#[test]
-fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
+/// The pacing tests' bench: 4 KiB packets (4,160 charged bytes) at 100 Gb/s, connection 1 opened (ISN 1000) at
+/// `now` with `cfg_pace_hold_ns` = `hold_ns`; returns it with the pacing gap before the first RTT sample (the
+/// serialisation term alone).
+fn pacing_bench(now: u64, hold_ns: u64) -> (Tb, u64) {
     let p = CcParams {
         mtu: 4096,
         line_rate_bps: 100_000_000_000,
@@ -1046,8 +1044,8 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
         rnr_retry: 7,
         reorder_distance: 3,
     };
-    let mut now = 5_000_000u64;
     let mut tb = Tb::new(&p, &timers, now);
+    tb.u.cfg_pace_hold_ns.next = hold_ns.to_bits();
     tb.open(ConnOpen {
         conn: 1u64.to_bits(),
         isn: 1000u64.to_bits(),
@@ -1056,16 +1054,32 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
         ..Default::default()
     });
     tb.drain(1000);
-    // Before the first RTT sample the gap is the serialisation term alone.
-    let charged = 4160u64;
-    let gap = Nscc::new(&p).pacing_gap_ns(charged);
-    assert_eq!(gap, 332);
-    let req = |psn: u64| GateReq {
+    (tb, Nscc::new(&p).pacing_gap_ns(PACED_CHARGED))
+}
+
+/// Charged bytes of the pacing tests' packets.
+const PACED_CHARGED: u64 = 4160;
+
+/// A gate request of the pacing tests: a new PSN of connection 1.
+fn paced_req(psn: u64) -> GateReq {
+    GateReq {
         conn: 1u64.to_bits(),
         psn: psn.to_bits(),
-        charged: charged.to_bits(),
+        charged: PACED_CHARGED.to_bits(),
         rtx: false,
-    };
+    }
+}
+
+/// MR-CC-2 with the transmit path's timing: a packet's timestamp is taken when it is formed, before the gate
+/// lets it go (possibly much later, after waiting for the engine). The pacing time of the next packet counts
+/// from when the gate let this one go, never from the earlier timestamp; a timestamp after the gate's
+/// decision (not produced by the transmit path, but allowed) counts from the timestamp.
+#[test]
+fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
+    let mut now = 5_000_000u64;
+    let (mut tb, gap) = pacing_bench(now, 0);
+    assert_eq!(gap, 332, "4,160 bytes at 100 Gb/s");
+    let (charged, req) = (PACED_CHARGED, paced_req);
     for (psn, ts_offset) in [(1000u64, -70i64), (1001, -1), (1002, 0), (1003, 40)] {
         let r = tb.gate_full(req(psn));
         assert!(r.allow, "psn {psn}: {r:?}");
@@ -1092,38 +1106,9 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
 /// time, as without the hold.
 #[test]
 fn mr_cc_2_a_request_near_its_pacing_time_is_held_and_decided_at_that_time() {
-    let p = CcParams {
-        mtu: 4096,
-        line_rate_bps: 100_000_000_000,
-        ..CcParams::default()
-    };
-    let timers = Timers {
-        rto_min: 100_000,
-        rto_init: 1_000_000,
-        rto_max: 100_000_000,
-        retry_limit: 7,
-        rnr_retry: 7,
-        reorder_distance: 3,
-    };
     let mut now = 7_000_000u64;
-    let mut tb = Tb::new(&p, &timers, now);
-    tb.u.cfg_pace_hold_ns.next = 100u64.to_bits();
-    tb.open(ConnOpen {
-        conn: 1u64.to_bits(),
-        isn: 1000u64.to_bits(),
-        paths: 8u64.to_bits(),
-        seed: 1u64.to_bits(),
-        ..Default::default()
-    });
-    tb.drain(1000);
-    let charged = 4160u64;
-    let gap = Nscc::new(&p).pacing_gap_ns(charged);
-    let req = |psn: u64| GateReq {
-        conn: 1u64.to_bits(),
-        psn: psn.to_bits(),
-        charged: charged.to_bits(),
-        rtx: false,
-    };
+    let (mut tb, gap) = pacing_bench(now, 100);
+    let (charged, req) = (PACED_CHARGED, paced_req);
     let r = tb.gate_full(req(1000));
     assert!(r.allow);
     tb.send_allowed(&r, now, charged, false);

@@ -304,7 +304,7 @@ pub struct SenderEngine {
     soon_at: DFF<Bits<32>>,
     /// Feedback and timer commands wait (a request is held, or `soon_at` is within the guard).
     defer: Signal<Local, Bit>,
-    /// An ACK's NSCC event is done.
+    /// The command's NSCC event is done (what s_ack_cc waits for; cleared in idle).
     cc_ok: DFF<Bit>,
     /// Its detection run was issued.
     det_iss: DFF<Bit>,
@@ -1419,10 +1419,12 @@ impl Logic for SenderEngine {
                 self.state.d.next = self.s_ack_cc.val();
             }
         }
-        // ---- An ACK's NSCC on_ack and its detection run side by side (they touch different state: NSCC's
-        // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
-        if self.state.q.val() == self.s_ack_cc.val() {
-            if !self.started.q.val() && !self.cc_ok.q.val() && self.nscc.ready.val() {
+        // ---- One NSCC event (kind nk) on the loaded state, its result into the connection's state: in s_nscc
+        // (then nret), and in s_ack_cc beside the ACK's detection run until it is done (cc_ok).
+        if self.state.q.val() == self.s_nscc.val()
+            || (self.state.q.val() == self.s_ack_cc.val() && !self.cc_ok.q.val())
+        {
+            if !self.started.q.val() && self.nscc.ready.val() {
                 self.nscc.start.next = true;
                 self.started.d.next = true;
             }
@@ -1437,6 +1439,13 @@ impl Logic for SenderEngine {
                 self.started.d.next = false;
                 self.cc_ok.d.next = true;
             }
+        }
+        if self.state.q.val() == self.s_nscc.val() && self.nscc.done.val() {
+            self.state.d.next = self.nret.q.val();
+        }
+        // ---- An ACK's NSCC on_ack and its detection run side by side (they touch different state: NSCC's
+        // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
+        if self.state.q.val() == self.s_ack_cc.val() {
             self.cmd_v.next = !self.det_iss.q.val();
             self.cmd_l.next.op = self.k_cmd_detect.val();
             if !self.det_iss.q.val() && self.ackp.s_axis_cmd_tready.val() {
@@ -1463,24 +1472,6 @@ impl Logic for SenderEngine {
                     self.nret.d.next = self.s_arm.val();
                     self.state.d.next = self.s_nscc.val();
                 }
-            }
-        }
-        // ---- One NSCC event (kind nk) on the loaded state, then nret.
-        if self.state.q.val() == self.s_nscc.val() {
-            if !self.started.q.val() && self.nscc.ready.val() {
-                self.nscc.start.next = true;
-                self.started.d.next = true;
-            }
-            if self.nscc.done.val() {
-                self.est.d.next.cwnd = self.nscc.st_out.val().cwnd;
-                self.est.d.next.srtt = self.nscc.st_out.val().srtt;
-                self.est.d.next.min_rtt = self.nscc.st_out.val().min_rtt;
-                self.est.d.next.last_d = self.nscc.st_out.val().last_d;
-                self.est.d.next.min_stamp = self.nscc.st_out.val().min_stamp;
-                self.est.d.next.last_md = self.nscc.st_out.val().last_md;
-                self.est.d.next.md_valid = self.nscc.st_out.val().md_valid;
-                self.started.d.next = false;
-                self.state.d.next = self.nret.q.val();
             }
         }
         // ---- Detection run (rules b, c), then dret.

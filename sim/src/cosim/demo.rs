@@ -79,6 +79,15 @@ impl Default for DemoConfig {
     }
 }
 
+/// The `q`-quantile of `values` (0.5: the median; the value at rank `round((n - 1) * q)`), 0 when empty.
+pub fn quantile(values: &[u64], q: f64) -> u64 {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
 /// What a run measured.
 #[derive(Debug, Clone, Default)]
 pub struct DemoReport {
@@ -126,11 +135,7 @@ impl DemoReport {
 
     /// The `q`-quantile of the latencies (0.5: median).
     pub fn latency(&self, q: f64) -> u64 {
-        let mut v = self.latencies.clone();
-        v.sort_unstable();
-        v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
-            .copied()
-            .unwrap_or(0)
+        quantile(&self.latencies, q)
     }
 
     /// Simulated cycles per wall-clock second (both cores).

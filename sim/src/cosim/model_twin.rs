@@ -41,7 +41,7 @@
 //! - Data bytes: `demo::plan` gives kinds and lengths only, so the bytes come from their own seeded stream
 //!   (the transport's behaviour does not depend on them).
 
-use super::demo::{link_config, plan, DemoConfig, PERIOD_PS};
+use super::demo::{link_config, plan, quantile, DemoConfig, PERIOD_PS};
 use super::interop::{model_config, ModelSide};
 use metaroce_proto::harness::link::Link;
 use metaroce_proto::harness::rng::Rng;
@@ -142,11 +142,7 @@ impl ModelReport {
 
     /// The `q`-quantile of the latencies (0.5: median), ns; the same rank as `DemoReport::latency`.
     pub fn latency_ns(&self, q: f64) -> u64 {
-        let mut v = self.latencies_ns.clone();
-        v.sort_unstable();
-        v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
-            .copied()
-            .unwrap_or(0)
+        quantile(&self.latencies_ns, q)
     }
 
     /// The `q`-quantile of the latencies in cycles at [`PERIOD_PS`].
