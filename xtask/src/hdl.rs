@@ -284,8 +284,19 @@ struct Ram {
     module: String,
     width: u64,
     depth: u64,
+    /// The memory its `ram_style` attribute asks for, if any.
+    style: Option<Style>,
     /// Instantiations of the module in the file (one, or none for a top module).
     instances: u64,
+}
+
+/// A `ram_style` attribute's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// `ram_style = "block"`.
+    Block,
+    /// `ram_style = "ultra"`.
+    Ultra,
 }
 
 /// The port list rust-hdl writes in the header of an `SdpRam` module.
@@ -295,10 +306,12 @@ const RAM_PORTS: &str = "(clk,rd_addr,rd_data,wr_addr,wr_data,wr_en);";
 fn sdp_rams(text: &str) -> Vec<Ram> {
     let mut out = Vec::new();
     let mut current: Option<String> = None;
+    let mut style = None;
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("module ") {
             current = rest.strip_suffix(RAM_PORTS).map(|n| n.trim().to_string());
+            style = None;
             continue;
         }
         if t.starts_with("endmodule") {
@@ -306,6 +319,11 @@ fn sdp_rams(text: &str) -> Vec<Ram> {
             continue;
         }
         let Some(module) = &current else { continue };
+        match t {
+            "(* ram_style = \"block\" *)" => style = Some(Style::Block),
+            "(* ram_style = \"ultra\" *)" => style = Some(Style::Ultra),
+            _ => {}
+        }
         let Some((hi, rest)) = t
             .strip_prefix("reg [")
             .and_then(|r| r.split_once(":0] mem [0:"))
@@ -320,6 +338,7 @@ fn sdp_rams(text: &str) -> Vec<Ram> {
                 module: module.clone(),
                 width: hi + 1,
                 depth: last + 1,
+                style,
                 instances: 0,
             });
             current = None;
@@ -381,14 +400,20 @@ struct Memory {
 
 /// Maps every RAM (of a block whose top module is `top`) to UltraScale+ memory, rounding up per instance: a
 /// RAM of 4,096 words or more goes to URAM288 when that takes a smaller share of the U55C's 960 URAM than
-/// block RAM takes of its 2,016 BRAM36, every other RAM to BRAM36 (or BRAM18) at its best aspect ratio.
+/// block RAM takes of its 2,016 BRAM36, every other RAM to BRAM36 (or BRAM18) at its best aspect ratio. A RAM
+/// with a `ram_style` attribute goes where the attribute says.
 fn map_rams(rams: &[Ram], top: &str) -> Memory {
     let mut m = Memory::default();
     for r in rams {
         let n = r.instances.max(u64::from(r.module == top));
         let (b, u) = (bram_halves(r.width, r.depth), urams(r.width, r.depth));
         // u / 960 < (b / 2) / 2016
-        if r.depth >= 4096 && u * 2 * U55C_BRAM36 < b * U55C_URAM {
+        let to_uram = match r.style {
+            Some(Style::Block) => false,
+            Some(Style::Ultra) => true,
+            None => r.depth >= 4096 && u * 2 * U55C_BRAM36 < b * U55C_URAM,
+        };
+        if to_uram {
             m.uram += n * u;
         } else {
             m.bram_halves += n * b;
@@ -715,7 +740,8 @@ fn render_table(rows: &[(String, String)], version: &str, width: &str) -> String
          `SdpRam` instance by its width and depth in the generated Verilog, rounded up per instance: a RAM of \
          4,096 words or more goes to URAM288 (4K x 72, cascaded) when that takes a smaller share of the U55C's \
          960 URAM than block RAM takes of its 2,016 BRAM36, any other RAM to BRAM36 at its best aspect ratio \
-         (512x72 to 32Kx1, or a BRAM18 half); memories yosys infers in the logic are added. RAM Mbit: the \
+         (512x72 to 32Kx1, or a BRAM18 half), except that a RAM with a `ram_style` attribute (`RamStyle`) goes \
+         where the attribute says; memories yosys infers in the logic are added. RAM Mbit: the \
          `SdpRam` bits (2^20 bits a Mbit). Rows are rewritten per block: a partial run (`--doc BLOCK...`) keeps \
          the other rows. The core is synthesized last, with the blocks named in its row (their own runs did \
          not finish) as black boxes: their logic is in their own rows, their RAMs in the core's.\n\n{HEADER}"
@@ -801,16 +827,28 @@ mod tests {
         let v = "module m_top(a);\n  m_top_t t(\n);\n  m_top_r r(\n);\nendmodule // m_top\n\
                  module m_top_t(clk,rd_addr,rd_data,wr_addr,wr_data,wr_en);\n    input wire  clk;\n\
                  \x20   reg [72:0] mem [0:16383];\nendmodule // m_top_t\n\
-                 module m_top_r(clk,d,q);\n    reg [7:0] mem [0:15];\nendmodule // m_top_r\n";
+                 module m_top_r(clk,d,q);\n    reg [7:0] mem [0:15];\nendmodule // m_top_r\n\
+                 module m_top_b(clk,rd_addr,rd_data,wr_addr,wr_data,wr_en);\n\
+                 (* ram_style = \"block\" *)\nreg [160:0] mem [0:131071];\nendmodule // m_top_b\n";
         let r = sdp_rams(v);
         assert_eq!(
             r,
-            vec![Ram {
-                module: "m_top_t".into(),
-                width: 73,
-                depth: 16384,
-                instances: 1
-            }]
+            vec![
+                Ram {
+                    module: "m_top_t".into(),
+                    width: 73,
+                    depth: 16384,
+                    style: None,
+                    instances: 1
+                },
+                Ram {
+                    module: "m_top_b".into(),
+                    width: 161,
+                    depth: 131072,
+                    style: Some(Style::Block),
+                    instances: 0
+                }
+            ]
         );
     }
 
@@ -825,12 +863,28 @@ mod tests {
             module: "x".into(),
             width: w,
             depth: d,
+            style: None,
             instances: 1,
         };
         let m = map_rams(&[ram(73, 16384), ram(1, 16384), ram(17, 1024)], "top");
         assert_eq!(m.uram, 8);
         assert_eq!(m.bram_halves, 1 + 1);
         assert_eq!(m.bits, 73 * 16384 + 16384 + 17 * 1024);
+        // The attribute wins over the rule, both ways: the READ table's 128K x 161 in 576 BRAM36 (not 96
+        // URAM), and a small RAM in one URAM.
+        let styled = |w, d, s| Ram {
+            style: Some(s),
+            ..ram(w, d)
+        };
+        assert_eq!(bram_halves(161, 131072), 2 * 576);
+        let m = map_rams(
+            &[
+                styled(161, 131072, Style::Block),
+                styled(17, 1024, Style::Ultra),
+            ],
+            "top",
+        );
+        assert_eq!((m.bram_halves, m.uram), (2 * 576, 1));
         assert_eq!(halves(3), "1.5");
         assert_eq!(mbit(1 << 20), "1.0");
     }

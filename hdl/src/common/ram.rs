@@ -1,5 +1,6 @@
 //! A simple dual-port RAM (one write port, one registered read port, one clock) whose depth is a build
-//! parameter, for the context tables, bitmaps and per-packet state. Yosys maps it to block RAM or UltraRAM.
+//! parameter, for the context tables, bitmaps and per-packet state. Yosys maps it to block RAM or UltraRAM
+//! ([`RamStyle`] fixes which where it matters).
 //!
 //! The read returns the word at `rd_addr` one cycle after it is presented (`rd_data` is registered); a write
 //! to the same address in the same cycle returns the old word (read-first). The contents start as zero (FPGA
@@ -9,6 +10,31 @@
 //! context-table miss path does).
 
 use rust_hdl::prelude::*;
+
+/// Which FPGA memory a RAM is meant for: written into the generated Verilog as a `ram_style` attribute, which
+/// the synthesis tools and the resource report (`cargo xtask synth`) follow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum RamStyle {
+    /// The tool's choice (no attribute).
+    #[default]
+    Auto,
+    /// Block RAM (`ram_style = "block"`): for a deep table that would otherwise take UltraRAM the design
+    /// needs elsewhere.
+    Block,
+    /// UltraRAM (`ram_style = "ultra"`).
+    Ultra,
+}
+
+impl RamStyle {
+    /// The attribute line written before the memory array (empty for [`RamStyle::Auto`]).
+    fn attribute(self) -> &'static str {
+        match self {
+            RamStyle::Auto => "",
+            RamStyle::Block => "(* ram_style = \"block\" *)\n",
+            RamStyle::Ultra => "(* ram_style = \"ultra\" *)\n",
+        }
+    }
+}
 
 /// Simple dual-port RAM of `depth` words of `D`, addressed by `Bits<A>`.
 #[derive(LogicBlock)]
@@ -26,6 +52,7 @@ pub struct SdpRam<D: Synth, const A: usize> {
     /// Write enable.
     pub wr_en: Signal<In, Bit>,
     _depth: usize,
+    _style: RamStyle,
     _mem: Vec<D>,
 }
 
@@ -41,8 +68,15 @@ impl<D: Synth, const A: usize> SdpRam<D, A> {
             wr_data: Default::default(),
             wr_en: Default::default(),
             _depth: depth,
+            _style: RamStyle::Auto,
             _mem: vec![D::default(); depth],
         }
+    }
+
+    /// The same RAM, meant for the memory `style`.
+    pub fn with_style(mut self, style: RamStyle) -> Self {
+        self._style = style;
+        self
     }
 
     /// Number of words.
@@ -92,7 +126,7 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
         };
         Verilog::Custom(format!(
             "\
-{unused}reg [{dmax}:0] mem [0:{last}];
+{unused}{attr}reg [{dmax}:0] mem [0:{last}];
 always @(posedge clk) begin
    rd_data <= mem[{rd}];
    if (wr_en) begin
@@ -100,6 +134,7 @@ always @(posedge clk) begin
    end
 end
 ",
+            attr = self._style.attribute(),
             dmax = D::BITS - 1,
             last = self._depth - 1,
         ))

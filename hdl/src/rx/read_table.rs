@@ -25,7 +25,7 @@
 //! `s_axis_pkt_tready = !out_valid || m_axis_pkt_tready`. A completion notice (`s_axis_rdone_*`) is taken in
 //! a cycle without a record write and held until the scheduler takes it.
 
-use crate::common::ram::SdpRam;
+use crate::common::ram::{RamStyle, SdpRam};
 use crate::common::zext::Zext;
 use crate::records::PktMeta;
 use crate::rx::completion::ReadDone;
@@ -156,7 +156,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> ReadTable<CB, MB, SA> {
             m_axis_rdone_tdata: Default::default(),
             m_axis_rdone_tvalid: Default::default(),
             m_axis_rdone_tready: Default::default(),
-            tab: SdpRam::new(1 << SA),
+            tab: SdpRam::new(1 << SA).with_style(RamStyle::Block),
             x_rc: Default::default(),
             x_ri: Default::default(),
             x_wc: Default::default(),
