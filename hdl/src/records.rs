@@ -95,6 +95,9 @@ pub struct PktMeta {
     pub mtu_log: Bits<8>,
     /// Receive: the packet was classified as trimmed (MR-ENC-33).
     pub trimmed: Bit,
+    /// Receive: not a packet but the ACK-delay timer's trigger for `conn` (MR-REL-16), made inside the receive
+    /// engine ([`crate::rx::ack_timer`]); never set for a frame from the wire.
+    pub ack_timer: Bit,
     /// Receive: 0 when the packet passed every check so far, else a drop reason ([`crate::rx::drop`]).
     pub drop: Bits<8>,
     /// The local connection (receive: from the lookup; transmit: the sender).

@@ -1529,6 +1529,9 @@ fn ack_gen_run(
     let mut m = kind.instance();
     m.set(port(kind, "cfg_ack_ratio"), u64::from(ratio));
     m.set(port(kind, "cfg_dscp_ctrl"), 46);
+    // The ACK-delay timer always has room and never triggers here: the deadlines are the rust-hdl test's
+    // subject (`hdl/tests/rx_ack_gen.rs`); an ACK not yet due waits for the ratio.
+    m.set(port(kind, "arm_room"), 1);
     reset(&mut m, port(kind, "rst"));
     let sp = |n: &str| StreamPorts::new(kind, n).unwrap_or_else(|e| panic!("{e}"));
     let mut open = StreamSource::new(sp("s_axis_open"), Idle::percent(30), seed ^ 11);

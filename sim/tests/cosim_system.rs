@@ -407,6 +407,43 @@ fn trimmed_data_is_nacked_and_retransmitted_byte_exact() {
     );
 }
 
+/// MR-REL-14, MR-REL-16: at ACK ratio 64 over one path (no reordering, so no ACK is due early) a message of 64
+/// packets is more than the initial window (the 100 Gb/s x 8 µs BDP, 25 packets), so the sender stops and waits
+/// for an ACK that the ratio alone would never make due: the receiver's ACK-delay timer must send it within
+/// 2 µs. Every message arrives byte-exact, no RTO expires (a missing delayed ACK would wait for the 20 µs RTO),
+/// and far fewer ACKs than packets are sent.
+#[test]
+fn ack_ratio_64_the_delay_timer_acknowledges_a_stalled_window() {
+    let cfg = DemoConfig {
+        messages: 4,
+        min_bytes: 256 * 1024,
+        max_bytes: 256 * 1024,
+        mix: [1, 0, 0, 0],
+        loss_ppm: 0,
+        paths: 1,
+        ack_ratio: 64,
+        seed: seed(),
+        ..DemoConfig::default()
+    };
+    let r = run_or_waves("ack_delay", &cfg);
+    assert_eq!(
+        (r.messages, r.corrupt, r.bad_completions),
+        (4, 0, 0),
+        "{:?}",
+        r.first_bad
+    );
+    let [a, b] = &r.counters;
+    println!("A: {a}\nB: {b}");
+    assert_eq!(
+        (counter(a, "timeouts"), counter(b, "timeouts")),
+        (0, 0),
+        "a delayed ACK came later than the RTO"
+    );
+    let (data, acks) = (counter(b, "rx_data_packets"), counter(b, "tx_acks"));
+    assert!(data >= 256, "{data} DATA packets");
+    assert!(4 * acks < data, "{acks} ACKs for {data} DATA packets");
+}
+
 #[test]
 fn a_failed_run_is_replayed_with_waveforms_of_its_last_cycles() {
     // Four messages cannot complete in 3,000 cycles (a message takes about 10,000): a timeout at cycle 3,000.

@@ -12,6 +12,7 @@
 //!   order or `unacked >= cfg_ack_ratio` (MR-REL-14, MR-REL-15);
 //! * CTRL OPEN or PROBE of a live connection: ACK now with `sack_base` = CACK, ECE also when it is CE-marked
 //!   (MR-REL-17);
+//! * the ACK-delay timer's trigger of a live connection: see below;
 //! * anything else: nothing.
 //!
 //! An ACK (MR-WIRE-32..35) carries `MBH.PSN` = CACK (the window's `rcv_nxt` after the packet), `DCID` = the
@@ -24,10 +25,17 @@
 //! source (encapsulation fields and EV of the trigger), DSCP `cfg_dscp_ctrl`, ECN ECT(0), `TS` = now mod 2^32,
 //! `conn` = the local connection.
 //!
-//! Not implemented: the `ack_delay_ns` deadline of MR-REL-16 (with `cfg_ack_ratio` > 1 an ACK that is not due
-//! waits for the next packet of the connection that makes one due); with the default ratio 1 every accepted
-//! packet is acknowledged at once. Every due ACK is sent (the model coalesces ACKs that became due before the
-//! connection's next transmit opportunity into one; the hardware leaves coalescing to the transmit path).
+//! The ACK delay (MR-REL-16): an accepted packet whose ACK is not due arms the connection when it is not armed
+//! yet: the state records the deadline (`now + cfg_ack_delay_ns`, mod 2^32) and the generator writes it with
+//! the packet's addresses into the ACK-delay timer ([`crate::rx::ack_timer`], `arm_wr_*`); when the timer is
+//! full (`arm_room` low) the ACK is due now instead. Every accepted packet not acknowledged at once records
+//! its TS and EV (the model's `note_ack`). The timer's trigger (`ack_timer` set; it passes the window like a
+//! PROBE) makes the ACK due iff the connection is still armed with the trigger's deadline (its `ts`); that ACK
+//! echoes the last packet's TS and EV, with `sack_base` = CACK (the covered packets were all in order, so CACK
+//! is past them, where MR-WIRE-33 gives CACK). Any ACK disarms the connection, so the trigger of an older
+//! deadline finds it disarmed or armed with a newer one, and does nothing. Every due ACK is sent (the model
+//! coalesces ACKs that became due before the connection's next transmit opportunity into one; the hardware
+//! leaves coalescing to the transmit path).
 //!
 //! Pipeline: S0 reads the ACK state and, from the packet's PSN and CACK alone, forms the SACK window (base and
 //! word mask, [`SackBase`]) and rotates the bitmap by the base's low 5 bits (which are CACK's, [`RotLow`]); S1
@@ -39,8 +47,8 @@
 //! unchanged on `m_axis_pkt_*` (with its `WinInfo`); a packet leaves when both outputs it goes to are free.
 //!
 //! Ports: `s_axis_pkt_{tdata: PktMeta, tuser: WinInfo}` → `m_axis_pkt_*` (same) + `m_axis_ctl_*` (PktMeta);
-//! `s_axis_open_*` (`ConnOpen`: clears the connection's ACK state), `cfg_dscp_ctrl`, `cfg_ack_ratio` (1..=64),
-//! `now`. Construct with [`AckGen::new`]`(conn_bits)`.
+//! `s_axis_open_*` (`ConnOpen`: clears the connection's ACK state), `arm_wr_en` / `arm_wr_data` / `arm_room`
+//! (the timer's write port), `cfg_dscp_ctrl`, `cfg_ack_ratio` (1..=64), `cfg_ack_delay_ns`, `now`. Construct with [`AckGen::new`]`(conn_bits)`.
 
 // `LogicStruct` generates public accessor methods without docs; the records and their fields are documented.
 #![allow(missing_docs)]
@@ -50,6 +58,7 @@ use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
 use crate::records::PktMeta;
 use crate::rel::records::ConnOpen;
+use crate::rx::ack_timer::AckArm;
 use crate::rx::psn_window::WinInfo;
 use metaroce_proto::wire::{AckFlags, CtrlCode, DataFlags, MbhFlags, NackCode, PacketType};
 use rust_hdl::prelude::*;
@@ -65,6 +74,14 @@ pub struct AckState {
     pub ece: Bit,
     /// A covered DATA packet was a duplicate.
     pub dup: Bit,
+    /// An ACK-delay deadline is pending (MR-REL-16; the timer holds it).
+    pub armed: Bit,
+    /// That deadline, ns mod 2^32 (it also tells the timer's trigger from older, stale ones).
+    pub dl: Bits<32>,
+    /// TS of the last packet covered (the delayed ACK's `echo_ts`).
+    pub lts: Bits<32>,
+    /// EV of the last packet covered (the delayed ACK's `echo_ev`).
+    pub lev: Bits<14>,
 }
 
 /// The SACK window of an ACK (MR-WIRE-33, MR-WIRE-34): `base` = `sack_base(cack, psn)`, and `wmask` bit j set iff
@@ -222,6 +239,8 @@ pub struct AckGen {
     pub cfg_dscp_ctrl: Signal<In, Bits<6>>,
     /// ACK every this many accepted packets (1..=64; 1 = every packet).
     pub cfg_ack_ratio: Signal<In, Bits<7>>,
+    /// Longest ACK delay when `cfg_ack_ratio` > 1, ns (MR-REL-16).
+    pub cfg_ack_delay_ns: Signal<In, Bits<16>>,
     /// Connection opens.
     pub s_axis_open_tdata: Signal<In, ConnOpen>,
     /// Valid.
@@ -250,18 +269,27 @@ pub struct AckGen {
     pub m_axis_ctl_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_ctl_tready: Signal<In, Bit>,
+    /// Arms the ACK-delay timer (a write into its FIFO, only while `arm_room`).
+    pub arm_wr_en: Signal<Out, Bit>,
+    /// The deadline and the ACK's addresses.
+    pub arm_wr_data: Signal<Out, AckArm>,
+    /// The timer has a free entry.
+    pub arm_room: Signal<In, Bit>,
     ram: SdpRam<AckState, 16>,
     rot: Rotate<256, 8>,
     rlo: RotLow,
     sb: SackBase,
     mw: MaskWords,
     x_ev: Zext<14, 16>,
+    x_lev: Zext<14, 16>,
+    x_delay: Zext<16, 32>,
     v1: DFF<Bit>,
     p1: DFF<PktMeta>,
     w1: DFF<WinInfo>,
     fwd_hit: DFF<Bit>,
     fwd_st: DFF<AckState>,
     probe1: DFF<Bit>,
+    timer1: DFF<Bit>,
     base1: DFF<Bits<32>>,
     wm1: DFF<Bits<8>>,
     bm1: DFF<Bits<256>>,
@@ -280,6 +308,11 @@ pub struct AckGen {
     is_data: Signal<Local, Bit>,
     probe: Signal<Local, Bit>,
     iprobe: Signal<Local, Bit>,
+    itimer: Signal<Local, Bit>,
+    fire: Signal<Local, Bit>,
+    due: Signal<Local, Bit>,
+    arm: Signal<Local, Bit>,
+    dl: Signal<Local, Bits<32>>,
     ip: Signal<Local, PktMeta>,
     iw: Signal<Local, WinInfo>,
     rd_a: Signal<Local, Bits<16>>,
@@ -314,6 +347,7 @@ pub struct AckGen {
     c_sat16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_z8: Constant<Bits<8>>,
+    c_z14: Constant<Bits<14>>,
     c_hi3: Constant<Bits<8>>,
     c_ff8: Constant<Bits<8>>,
     c_z16: Constant<Bits<16>>,
@@ -342,6 +376,7 @@ impl AckGen {
             now: Default::default(),
             cfg_dscp_ctrl: Default::default(),
             cfg_ack_ratio: Default::default(),
+            cfg_ack_delay_ns: Default::default(),
             s_axis_open_tdata: Default::default(),
             s_axis_open_tvalid: Default::default(),
             s_axis_open_tready: Default::default(),
@@ -356,18 +391,24 @@ impl AckGen {
             m_axis_ctl_tdata: Default::default(),
             m_axis_ctl_tvalid: Default::default(),
             m_axis_ctl_tready: Default::default(),
+            arm_wr_en: Default::default(),
+            arm_wr_data: Default::default(),
+            arm_room: Default::default(),
             ram: SdpRam::new(depth),
             rot: Default::default(),
             rlo: Default::default(),
             sb: Default::default(),
             mw: Default::default(),
             x_ev: Default::default(),
+            x_lev: Default::default(),
+            x_delay: Default::default(),
             v1: Default::default(),
             p1: Default::default(),
             w1: Default::default(),
             fwd_hit: Default::default(),
             fwd_st: Default::default(),
             probe1: Default::default(),
+            timer1: Default::default(),
             base1: Default::default(),
             wm1: Default::default(),
             bm1: Default::default(),
@@ -386,6 +427,11 @@ impl AckGen {
             is_data: Default::default(),
             probe: Default::default(),
             iprobe: Default::default(),
+            itimer: Default::default(),
+            fire: Default::default(),
+            due: Default::default(),
+            arm: Default::default(),
+            dl: Default::default(),
             ip: Default::default(),
             iw: Default::default(),
             rd_a: Default::default(),
@@ -420,6 +466,7 @@ impl AckGen {
             c_sat16: Constant::new(0xFFFFu64.into()),
             c_one16: Constant::new(1u64.into()),
             c_z8: Constant::new(0u64.into()),
+            c_z14: Constant::new(0u64.into()),
             c_hi3: Constant::new(0xE0u64.into()),
             c_ff8: Constant::new(0xFFu64.into()),
             c_z16: Constant::new(0u64.into()),
@@ -435,8 +482,8 @@ impl Logic for AckGen {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v1, p1, w1, fwd_hit, fwd_st, probe1, base1, wm1, bm1, pv, pm, pw, cv, cm,
-            cwm
+            self, clk, v1, p1, w1, fwd_hit, fwd_st, probe1, timer1, base1, wm1, bm1, pv, pm, pw,
+            cv, cm, cwm
         );
         self.ram.clk.next = self.clk.val();
         self.rot.clk.next = self.clk.val();
@@ -454,6 +501,9 @@ impl Logic for AckGen {
             & (self.ip.val().ptype == self.c_ctrl.val())
             & ((self.ip.val().code == self.c_open.val())
                 | (self.ip.val().code == self.c_probe.val()));
+        // The ACK-delay timer's trigger (a live connection's): its ACK's base is CACK too (the packets it
+        // covers were all accepted in order, so CACK is past every one of them).
+        self.itimer.next = self.iw.val().conn_ok & self.ip.val().ack_timer;
         // For a CTRL trigger the PSN is CACK itself: base CACK, every word valid.
         self.sb.cack.next = self.iw.val().cack;
         self.sb.psn.next = self.ip.val().psn;
@@ -466,7 +516,8 @@ impl Logic for AckGen {
             self.p1.d.next = self.ip.val();
             self.w1.d.next = self.iw.val();
             self.probe1.d.next = self.iprobe.val();
-            if self.iprobe.val() {
+            self.timer1.d.next = self.itimer.val();
+            if self.iprobe.val() | self.itimer.val() {
                 self.base1.d.next = self.iw.val().cack;
                 self.wm1.d.next = self.c_ff8.val();
             } else {
@@ -495,6 +546,13 @@ impl Logic for AckGen {
         self.send_nack.next = self.trim_nack.val();
         self.ack_now.next = false;
         self.unacked1.next = self.st.val().unacked + self.c_one7.val();
+        // A timer trigger fires when its connection is still armed with its deadline (MR-REL-16).
+        self.fire.next =
+            self.timer1.q.val() & self.st.val().armed & (self.st.val().dl == self.p.val().ts);
+        self.x_delay.i.next = self.cfg_ack_delay_ns.val();
+        self.dl.next = self.now.val().get_bits::<32>(0) + self.x_delay.o.val();
+        self.due.next = false;
+        self.arm.next = false;
         if self.w.val().cand {
             if self.ce.val() {
                 self.ns.next.ece = true;
@@ -513,15 +571,29 @@ impl Logic for AckGen {
                 self.ack_now.next = true;
             } else {
                 self.ns.next.unacked = self.unacked1.val();
-                if (self.p.val().mbh_flags & self.c_ar.val()).any()
+                self.ns.next.lts = self.p.val().ts;
+                self.ns.next.lev = self.p.val().ev;
+                self.due.next = (self.p.val().mbh_flags & self.c_ar.val()).any()
                     | (self.p.val().dflags & self.c_last.val()).any()
                     | self.ce.val()
                     | !self.w.val().in_order
-                    | (self.unacked1.val() >= self.cfg_ack_ratio.val())
-                {
+                    | (self.unacked1.val() >= self.cfg_ack_ratio.val());
+                if self.due.val() {
                     self.ack_now.next = true;
+                } else if !self.st.val().armed {
+                    // Not due: arm the timer, or acknowledge now when it is full.
+                    if self.arm_room.val() {
+                        self.arm.next = true;
+                        self.ns.next.armed = true;
+                        self.ns.next.dl = self.dl.val();
+                    } else {
+                        self.ack_now.next = true;
+                    }
                 }
             }
+        }
+        if self.fire.val() {
+            self.ack_now.next = true;
         }
         if self.probe.val() {
             if self.ce.val() {
@@ -529,14 +601,32 @@ impl Logic for AckGen {
             }
             self.ack_now.next = true;
         }
-        self.writes.next = self.v1.q.val() & (self.w.val().cand | self.probe.val());
+        self.writes.next =
+            self.v1.q.val() & (self.w.val().cand | self.probe.val() | self.fire.val());
         self.zst.next.unacked = self.c_z7.val();
         self.zst.next.ce_count = self.c_z16.val();
         self.zst.next.ece = false;
         self.zst.next.dup = false;
+        self.zst.next.armed = false;
+        self.zst.next.dl = self.c_z32.val();
+        self.zst.next.lts = self.c_z32.val();
+        self.zst.next.lev = self.c_z14.val();
+
+        // Arming: the deadline and what the ACK goes out with (the packet's addresses after the lookup).
+        self.arm_wr_en.next = self.v1.q.val() & self.en.val() & self.arm.val();
+        self.arm_wr_data.next.conn = self.p.val().conn;
+        self.arm_wr_data.next.deadline = self.dl.val();
+        self.arm_wr_data.next.peer_mac = self.p.val().peer_mac;
+        self.arm_wr_data.next.peer_ip = self.p.val().peer_ip;
+        self.arm_wr_data.next.ipv6 = self.p.val().ipv6;
+        self.arm_wr_data.next.vlan = self.p.val().vlan;
+        self.arm_wr_data.next.tci = self.p.val().tci;
+        self.arm_wr_data.next.dcid = self.p.val().dcid;
+        self.arm_wr_data.next.scid = self.p.val().scid;
 
         // The SACK window (formed in S0): rotate the circular bitmap to start at its base.
         self.x_ev.i.next = self.p.val().ev;
+        self.x_lev.i.next = self.st.val().lev;
         self.rot.word.next = self.bm1.q.val();
         self.rot.amount.next = self.base1.q.val().get_bits::<8>(0) & self.c_hi3.val();
 
@@ -558,6 +648,9 @@ impl Logic for AckGen {
         self.req.next.imm = self.c_z32.val();
         self.req.next.scid = self.p.val().dcid;
         self.req.next.echo_ts = self.p.val().ts;
+        if self.fire.val() {
+            self.req.next.echo_ts = self.st.val().lts;
+        }
         self.req.next.sack = self.c_z256.val();
         self.req.next.ox = false;
         self.req.next.ox_scid = self.c_z24.val();
@@ -566,6 +659,7 @@ impl Logic for AckGen {
         self.req.next.target_qpn = self.c_z24.val();
         self.req.next.mtu_log = self.c_z8.val();
         self.req.next.trimmed = false;
+        self.req.next.ack_timer = false;
         self.req.next.drop = self.c_z8.val();
         self.req.next.local_addr = self.c_z64.val();
         if self.send_nack.val() {
@@ -595,6 +689,9 @@ impl Logic for AckGen {
             }
             self.req.next.sack_base = self.base1.q.val();
             self.req.next.echo_ev = self.x_ev.o.val() | self.c_ev_hi.val();
+            if self.fire.val() {
+                self.req.next.echo_ev = self.x_lev.o.val() | self.c_ev_hi.val();
+            }
             self.req.next.ce_count = self.ns.val().ce_count;
             self.req.next.code = self.c_z8.val();
             self.req.next.aux = self.c_z32.val();

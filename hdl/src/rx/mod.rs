@@ -1,6 +1,7 @@
 //! The receive pipeline.
 
 pub mod ack_gen;
+pub mod ack_timer;
 pub mod completion;
 pub mod conn_lookup;
 pub mod cq_writer;
@@ -25,6 +26,7 @@ pub fn blocks() -> Vec<BlockSpec> {
     v.extend(mr_check::blocks());
     v.extend(psn_window::blocks());
     v.extend(ack_gen::blocks());
+    v.extend(ack_timer::blocks());
     v.extend(rx_engine::blocks());
     v.extend(placement::blocks());
     v.extend(recv_queue::blocks());

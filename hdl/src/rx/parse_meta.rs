@@ -198,6 +198,11 @@ pub fn meta_fields() -> Vec<(&'static str, usize, usize)> {
             m.get_my_offset_trimmed(),
             m.get_my_width_trimmed(),
         ),
+        (
+            "ack_timer",
+            m.get_my_offset_ack_timer(),
+            m.get_my_width_ack_timer(),
+        ),
         ("drop", m.get_my_offset_drop(), m.get_my_width_drop()),
         ("conn", m.get_my_offset_conn(), m.get_my_width_conn()),
         (
@@ -302,6 +307,7 @@ impl ToWords for PktMeta {
         put_bits(&mut v, "target_qpn", self.target_qpn);
         put_bits(&mut v, "mtu_log", self.mtu_log);
         set_field(&mut v, meta_field("trimmed").0, 1, self.trimmed as u64);
+        set_field(&mut v, meta_field("ack_timer").0, 1, self.ack_timer as u64);
         put_bits(&mut v, "drop", self.drop);
         put_bits(&mut v, "conn", self.conn);
         put_bits(&mut v, "local_addr", self.local_addr);
@@ -348,6 +354,7 @@ impl ToWords for PktMeta {
             target_qpn: bits_of(v, "target_qpn"),
             mtu_log: bits_of(v, "mtu_log"),
             trimmed: get_field(v, meta_field("trimmed").0, 1) == 1,
+            ack_timer: get_field(v, meta_field("ack_timer").0, 1) == 1,
             drop: bits_of(v, "drop"),
             conn: bits_of(v, "conn"),
             local_addr: bits_of(v, "local_addr"),

@@ -6,10 +6,12 @@
 //! s_axis_meta ─▶ ConnLookup ─┬─ ACK / NACK of a live connection ─────────────────────────────▶ m_axis_fb
 //!                            ├─ exception (opens, restarts, NACK NO_CONTEXT with DCID 0) ───────▶ m_axis_exc
 //!                            ├─ NACK NO_CONTEXT requests ───────────────┐
-//!                            └─ every other packet ─▶ PsnWindow          │
+//!                            └─ every other packet ─┐                    │
+//!   AckTimer (due triggers, first) ─────────────────┴▶ PsnWindow          │
 //!                                 (pre-classification) ─▶ m_axis_chk    │
 //!   (receive queue → MR check → completion checks, outside) ─▶ s_axis_chk │
 //!        ─▶ PsnWindow ─▶ AckGen ─┬─ ACK / NACK requests ──────────────────┴─ (arbiter) ─▶ m_axis_ctl
+//!                                ├─ ACK-delay deadlines ─▶ AckTimer
 //!                                ├─ every packet with its WinInfo ──────────────────────▶ m_axis_place
 //!                                └─ accepted READ_REQ ─────────────────────────────────▶ m_axis_readreq
 //! s_axis_pay ───────────────────────────────────────────────────────────────────────────▶ m_axis_pay
@@ -30,6 +32,10 @@
 //!   responses' placement offset), `len` = its message length, `msn` = its MSN). Limitation: handed over at
 //!   acceptance, not at in-order completion of the message (the model queues the response when the message is
 //!   delivered in MSN order, section 8.5).
+//! * The ACK-delay timer (`rx::ack_timer`, MR-REL-16): the ACK generator arms it with a connection's deadline;
+//!   a due trigger (a `PktMeta` with `ack_timer` set, CTRL, no payload) enters the window ahead of the lookup's
+//!   packets and travels the whole path like a PROBE (the checks pass it, placement places nothing), so that
+//!   every packet-numbering stage sees it; the ACK generator answers it.
 //! * `drop_valid` / `drop_code`: one pulse per dropped packet with its `rx::drop` code (counted where the
 //!   packet leaves on `m_axis_place`; exception packets are not drops).
 //!
@@ -41,6 +47,7 @@
 use crate::records::{CtxWrite, PktMeta};
 use crate::rel::records::ConnOpen;
 use crate::rx::ack_gen::AckGen;
+use crate::rx::ack_timer::AckTimer;
 use crate::rx::conn_lookup::{ConnLookup, EXCEPTION};
 use crate::rx::psn_window::{NackReq, PsnWindow, WinInfo};
 use crate::rx::records::ReadReq;
@@ -60,6 +67,8 @@ pub struct RxEngine<const DW: usize, const KW: usize> {
     pub cfg_dscp_ctrl: Signal<In, Bits<6>>,
     /// ACK ratio (1..=64).
     pub cfg_ack_ratio: Signal<In, Bits<7>>,
+    /// Longest ACK delay when the ratio is above 1, ns.
+    pub cfg_ack_delay_ns: Signal<In, Bits<16>>,
     /// NACK NO_CONTEXT retry hint, µs.
     pub cfg_no_ctx_retry_us: Signal<In, Bits<32>>,
     /// Context writes.
@@ -151,6 +160,7 @@ pub struct RxEngine<const DW: usize, const KW: usize> {
     lookup: ConnLookup,
     window: PsnWindow,
     ackgen: AckGen,
+    timer: AckTimer,
     cv: DFF<Bit>,
     cm: DFF<PktMeta>,
     rv: DFF<Bit>,
@@ -182,6 +192,7 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
             now: Default::default(),
             cfg_dscp_ctrl: Default::default(),
             cfg_ack_ratio: Default::default(),
+            cfg_ack_delay_ns: Default::default(),
             cfg_no_ctx_retry_us: Default::default(),
             s_axis_ctxw_tdata: Default::default(),
             s_axis_ctxw_tvalid: Default::default(),
@@ -229,6 +240,7 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
             lookup: ConnLookup::new(conn_bits),
             window: PsnWindow::new(conn_bits),
             ackgen: AckGen::new(conn_bits),
+            timer: Default::default(),
             cv: Default::default(),
             cm: Default::default(),
             rv: Default::default(),
@@ -260,6 +272,9 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
         self.lookup.clk.next = self.clk.val();
         self.window.clk.next = self.clk.val();
         self.ackgen.clk.next = self.clk.val();
+        self.timer.clk.next = self.clk.val();
+        self.timer.rst.next = self.rst.val();
+        self.timer.now.next = self.now.val();
         self.lookup.rst.next = self.rst.val();
         self.window.rst.next = self.rst.val();
         self.ackgen.rst.next = self.rst.val();
@@ -269,6 +284,11 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
         self.ackgen.cfg_dscp_ctrl.next = self.cfg_dscp_ctrl.val();
         self.lookup.cfg_no_ctx_retry_us.next = self.cfg_no_ctx_retry_us.val();
         self.ackgen.cfg_ack_ratio.next = self.cfg_ack_ratio.val();
+        self.ackgen.cfg_ack_delay_ns.next = self.cfg_ack_delay_ns.val();
+        // The ACK-delay timer: armed by the ACK generator, its triggers enter the window below.
+        self.timer.arm_wr_en.next = self.ackgen.arm_wr_en.val();
+        self.timer.arm_wr_data.next = self.ackgen.arm_wr_data.val();
+        self.ackgen.arm_room.next = self.timer.arm_room.val();
         self.lookup.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
         self.lookup.s_axis_ctxw_tvalid.next = self.s_axis_ctxw_tvalid.val();
 
@@ -298,14 +318,22 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
             & ((self.cl_m.val().ptype == self.c_ack.val())
                 | (self.cl_m.val().ptype == self.c_nack.val()));
         self.m_axis_fb_tdata.next = self.cl_m.val();
-        self.window.s_axis_pre_tdata.next = self.cl_m.val();
         self.m_axis_fb_tvalid.next = self.lookup.m_axis_meta_tvalid.val() & self.is_fb.val();
-        self.window.s_axis_pre_tvalid.next =
-            self.lookup.m_axis_meta_tvalid.val() & !self.is_fb.val();
+        // Into the window: a due timer trigger first, then the lookup's packets.
+        self.timer.m_axis_trig_tready.next = self.window.s_axis_pre_tready.val();
+        if self.timer.m_axis_trig_tvalid.val() {
+            self.window.s_axis_pre_tdata.next = self.timer.m_axis_trig_tdata.val();
+            self.window.s_axis_pre_tvalid.next = true;
+        } else {
+            self.window.s_axis_pre_tdata.next = self.cl_m.val();
+            self.window.s_axis_pre_tvalid.next =
+                self.lookup.m_axis_meta_tvalid.val() & !self.is_fb.val();
+        }
         if self.is_fb.val() {
             self.lookup.m_axis_meta_tready.next = self.m_axis_fb_tready.val();
         } else {
-            self.lookup.m_axis_meta_tready.next = self.window.s_axis_pre_tready.val();
+            self.lookup.m_axis_meta_tready.next =
+                self.window.s_axis_pre_tready.val() & !self.timer.m_axis_trig_tvalid.val();
         }
         // The window's pre-classification (duplicates, beyond the window) before the checks.
         self.m_axis_chk_tdata.next = self.window.m_axis_pre_tdata.val();

@@ -546,6 +546,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rxe.now.next = self.timebase.now.val();
         self.rxe.cfg_dscp_ctrl.next = self.epc.cfg_dscp_ctrl.val();
         self.rxe.cfg_ack_ratio.next = self.epc.cfg_ack_ratio.val();
+        self.rxe.cfg_ack_delay_ns.next = self.epc.cfg_ack_delay_ns.val();
         self.rxe.cfg_no_ctx_retry_us.next = 0.into();
         self.m_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
         self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();

@@ -77,6 +77,10 @@ struct DemoArgs {
     /// Line rate of both endpoints, Gb/s (NSCC's pacing; 322 MHz x 512 bits is 165 Gb/s of datapath).
     #[arg(long, default_value_t = 100)]
     line_rate_gbps: u32,
+    /// ACK ratio of both endpoints (1..=64): an ACK at least every this many packets, and no later than 2 µs
+    /// after the first unacknowledged one (MR-REL-14, MR-REL-16).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=64))]
+    ack_ratio: u8,
     /// Give up after this many clock cycles.
     #[arg(long, default_value_t = 5_000_000)]
     max_cycles: u64,
@@ -662,6 +666,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         window: a.window,
         seed: a.seed,
         line_rate_gbps: a.line_rate_gbps.max(1),
+        ack_ratio: a.ack_ratio,
         max_cycles: a.max_cycles,
         vcd: a.vcd.clone(),
         vcd_from: 0,

@@ -49,6 +49,10 @@ pub struct DemoConfig {
     /// Line rate of both endpoints, Gb/s (the endpoint register `LINE_RATE`: NSCC's pacing serialization term
     /// and initial window, MR-CC-7, MR-CC-14); the link runs at the larger of this and 200 Gb/s.
     pub line_rate_gbps: u32,
+    /// ACK ratio of both endpoints (the endpoint register `ACK`, MR-REL-14): an ACK at least every this many
+    /// accepted packets and, with a ratio above 1, no later than 2 µs after the first unacknowledged one
+    /// (MR-REL-16).
+    pub ack_ratio: u8,
     /// Give up after this many cycles.
     pub max_cycles: u64,
     /// Write both cores' waveforms (`a.vcd`, `b.vcd`) into this folder (the model is then built with
@@ -72,11 +76,25 @@ impl Default for DemoConfig {
             window: 16,
             seed: 1,
             line_rate_gbps: 100,
+            ack_ratio: 1,
             max_cycles: 5_000_000,
             vcd: None,
             vcd_from: 0,
         }
     }
+}
+
+/// The endpoint register `ACK` for an ACK ratio (1..=64) and the model's default ACK delay.
+pub fn ack_register(ratio: u8) -> u32 {
+    use metaroce_regmap::endpoint::field::{ACK_DELAY, ACK_RATIO};
+    // Both values are in range (ratio 1..=64 in 7 bits, the 2 µs default in 16), so the inserts succeed.
+    let delay = metaroce_proto::transport::EndpointConfig::default()
+        .ack_delay_ns
+        .min(0xFFFF) as u32;
+    let word = ACK_RATIO
+        .insert(0, u32::from(ratio.clamp(1, 64)))
+        .unwrap_or(1);
+    ACK_DELAY.insert(word, delay).unwrap_or(word)
 }
 
 /// The `q`-quantile of `values` (0.5: the median; the value at rank `round((n - 1) * q)`), 0 when empty.
@@ -382,6 +400,9 @@ fn run_at(
     let ep_base = host::block_base(metaroce_regmap::block::BlockType::Endpoint);
     p.a.write(ep_base + rate, cfg.line_rate_gbps.saturating_mul(1000))?;
     p.b.write(ep_base + rate, cfg.line_rate_gbps.saturating_mul(1000))?;
+    let ack = ack_register(cfg.ack_ratio);
+    p.a.write(ep_base + metaroce_regmap::endpoint::reg::ACK, ack)?;
+    p.b.write(ep_base + metaroce_regmap::endpoint::reg::ACK, ack)?;
     let (mut qa, mut ca) = host::connect(&mut p.a, &SA, &SB)?;
     let (mut qb, mut cb) = host::connect(&mut p.b, &SB, &SA)?;
     let mut rng = Rng::new(cfg.seed);

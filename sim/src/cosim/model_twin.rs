@@ -306,6 +306,8 @@ pub fn run_model(cfg: &DemoConfig) -> Result<ModelReport, String> {
     let mut cb = model_config(&SIDE_B, seeds.next_u64());
     ca.line_rate_bps = u64::from(cfg.line_rate_gbps).saturating_mul(1_000_000_000);
     cb.line_rate_bps = ca.line_rate_bps;
+    ca.ack_ratio = cfg.ack_ratio.clamp(1, 64);
+    cb.ack_ratio = ca.ack_ratio;
     let link = link_config(cfg);
     let endpoint = |c, side| {
         Endpoint::try_new(c, SparseMemory::new()).map_err(|e| format!("{side}: config: {e:?}"))
