@@ -333,6 +333,13 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
         r.retransmissions > 0,
         "frames were lost but nothing was retransmitted"
     );
+    // A lost DATA packet makes its successors arrive out of order (and four paths reorder them too).
+    let b = &r.counters[1];
+    let (ooo, data) = (counter(b, "ooo_arrivals"), counter(b, "rx_data_packets"));
+    assert!(
+        ooo > 0 && ooo < data,
+        "{ooo} out-of-order arrivals of {data} DATA packets"
+    );
 }
 
 #[test]
@@ -391,6 +398,14 @@ fn trimmed_data_is_nacked_and_retransmitted_byte_exact() {
     let (a_tx, a_rx) = (counter(a, "nack_tx_trimmed"), counter(a, "nack_rx_trimmed"));
     let (b_tx, b_rx) = (counter(b, "nack_tx_trimmed"), counter(b, "nack_rx_trimmed"));
     assert!(b_tx > 0, "no DATA packet of A was trimmed");
+    assert_eq!(
+        (
+            counter(a, "trimmed_received"),
+            counter(b, "trimmed_received")
+        ),
+        (a_tx, b_tx),
+        "trimmed DATA received against NACK TRIMMED sent"
+    );
     assert_eq!(
         (a_rx, b_rx),
         (b_tx, a_tx),

@@ -242,6 +242,7 @@ pub struct MetaroceCore<
     win: Signal<Local, WinInfo>,
     place_meta: Signal<Local, PktMeta>,
     has_pay: Signal<Local, Bit>,
+    place_go: Signal<Local, Bit>,
 }
 
 impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const SA: usize>
@@ -354,6 +355,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             win: Default::default(),
             place_meta: Default::default(),
             has_pay: Default::default(),
+            place_go: Default::default(),
         }
     }
 }
@@ -876,6 +878,21 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & (self.rxe.m_axis_fb_tdata.val().ptype == 2)
             & self.rxe.m_axis_fb_tdata.val().aflags.get_bit(7);
         self.cnt.timeout.next = self.snd.stat_timeout.val();
+        // Receive events where the engine hands the packet to placement (the model's order: a trimmed packet
+        // of a live connection, then CE on an untrimmed one whatever the window decides, then out of order).
+        self.place_go.next =
+            self.rxe.m_axis_place_tvalid.val() & self.place.s_axis_pkt_tready.val();
+        self.cnt.ooo_rx.next = self.place_go.val()
+            & self.win.val().accepted
+            & !self.win.val().in_order
+            & (self.place_meta.val().ptype == 1);
+        self.cnt.ce_rx.next = self.place_go.val()
+            & self.win.val().cand
+            & (self.rxe.m_axis_place_tdata.val().ecn == 3);
+        self.cnt.trim_rx.next = self.place_go.val()
+            & self.win.val().conn_ok
+            & self.rxe.m_axis_place_tdata.val().trimmed
+            & (self.place_meta.val().ptype == 1);
     }
 }
 

@@ -11,7 +11,10 @@
 //! * connections opened (`connections_opened`);
 //! * new packets held for a window slot (`window_slot_waits`);
 //! * NACKs sent and NACKs handed to the sender state, by code (`nack_tx_<code>`, `nack_rx_<code>`), ACKs with
-//!   ECE handed to it (`ece_received`), and RTO expiries (`timeouts`).
+//!   ECE handed to it (`ece_received`), and RTO expiries (`timeouts`);
+//! * DATA packets accepted out of order (`ooo_arrivals`), CE-marked DATA of a live connection
+//!   (`ecn_ce_received`) and trimmed DATA of a live connection (`trimmed_received`), where the receive engine
+//!   hands them to placement.
 //!
 //! A custom block because the lane positions come from regmap's counter table at generation time.
 //!
@@ -91,6 +94,12 @@ pub struct CounterEvents<const KW: usize> {
     pub ece_rx: Signal<In, Bit>,
     /// An RTO expired.
     pub timeout: Signal<In, Bit>,
+    /// A DATA packet was accepted out of order (a new PSN beyond the expected one).
+    pub ooo_rx: Signal<In, Bit>,
+    /// An untrimmed DATA packet of a live connection arrived CE-marked.
+    pub ce_rx: Signal<In, Bit>,
+    /// A trimmed DATA packet of a live connection arrived.
+    pub trim_rx: Signal<In, Bit>,
     /// The increments.
     pub cnt_inc: Signal<Out, Bits<1024>>,
 }
@@ -153,6 +162,9 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         add(&mut v, "window_slot_waits", u64::from(self.slot_wait.val()));
         add(&mut v, "ece_received", u64::from(self.ece_rx.val()));
         add(&mut v, "timeouts", u64::from(self.timeout.val()));
+        add(&mut v, "ooo_arrivals", u64::from(self.ooo_rx.val()));
+        add(&mut v, "ecn_ce_received", u64::from(self.ce_rx.val()));
+        add(&mut v, "trimmed_received", u64::from(self.trim_rx.val()));
         for (code, suffix) in NACK_COUNTERS {
             let c = code as u64;
             if self.nack_tx.val() && self.nack_tx_code.val().index() as u64 == c {
@@ -235,6 +247,9 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("window_slot_waits", "{15'd0, slot_wait}", &mut s);
         lane_expr("ece_received", "{15'd0, ece_rx}", &mut s);
         lane_expr("timeouts", "{15'd0, timeout}", &mut s);
+        lane_expr("ooo_arrivals", "{15'd0, ooo_rx}", &mut s);
+        lane_expr("ecn_ce_received", "{15'd0, ce_rx}", &mut s);
+        lane_expr("trimmed_received", "{15'd0, trim_rx}", &mut s);
         for (code, suffix) in NACK_COUNTERS {
             let c = code as u8;
             lane_expr(
