@@ -565,6 +565,7 @@ fn run(seed: u64) -> u32 {
     let uu = UnaUpdate {
         conn: b(conn as u64),
         snd_una: b(una as u64),
+        peer_cid: b(0),
     };
     bench.offer(
         move |u, v| {

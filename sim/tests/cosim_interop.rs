@@ -285,9 +285,6 @@ fn mr_enc_33_rtl_requester_through_trimming() {
 }
 
 #[test]
-#[ignore = "the core keeps the peer CID of its open (0 for a 0-RTT open) and never takes AH.SCID from the first \
-            ACK (MR-CONN-7): after its SYN phase its DATA carry DCID 0 without SYN, which the model answers with \
-            NACK NO_CONTEXT (MR-CONN-32)"]
 fn mr_conn_7_rtl_requester_opens_0_rtt() {
     let s = seed(12);
     let mut cfg = config(Requester::Nic, 0, s);

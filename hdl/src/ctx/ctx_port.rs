@@ -14,13 +14,16 @@
 //! | 0x44 | `INDEX` | RW | entry index, bits 15:0 |
 //! | 0x48 | `COMMIT` | WO | any write: broadcast the staged entry to `TABLE[INDEX]` |
 //! | 0x4C | `STATUS` | RO | bit 0 `busy` (a commit is waiting for `m_axis_open_tready`); bits 31:16 commits done |
-//! | 0x50 | `OPEN_PARAM` | RW | for ConnOpen: `mtu_log` bits 3:0 (reset 12), `paths` bits 14:8 (reset 16) |
+//! | 0x50 | `OPEN_PARAM` | RW | for ConnOpen: `mtu_log` bits 3:0 (reset 12), `paths` bits 14:8 (reset 16), `rx_only` bit 16 (reset 0) |
 //! | 0x54 | `OPEN_SEED` | RW | for ConnOpen: the EV-set seed (reset 0) |
 //!
 //! `ConnOpen` fields: `conn` = INDEX, `isn` = the entry's `snd_nxt`, `peer_isn` = `rcv_nxt`, `peer_wlog` =
 //! `peer_wlog_m8`, `own_wlog` = `own_wlog_m8`, `peer_cid` = `peer_cid` (all from the staged CONN entry,
-//! regmap offsets), `mtu_log` and `paths` from OPEN_PARAM, `seed` = OPEN_SEED (the connection entry has no field
-//! for them). The firmware waits for `STATUS.busy == 0` before changing the staging area after a COMMIT.
+//! regmap offsets), `mtu_log`, `paths` and `rx_only` from OPEN_PARAM, `seed` = OPEN_SEED (the connection entry
+//! has no field for them). With `rx_only` the commit opens the receive direction of a connection whose send
+//! direction is already open (the firmware's answer to the peer's first Open extension after a 0-RTT open,
+//! MR-CONN-16): the receive pipelines initialise it from `rcv_nxt`, the send pipelines ignore it, and the
+//! entry's other fields go to the tables as in any commit. The firmware waits for `STATUS.busy == 0` before changing the staging area after a COMMIT.
 //! Reads: `cfg_rd_data` / `cfg_rd_valid` one cycle after `cfg_rd_en` (other offsets read 0).
 //! Latency: the broadcast leaves one cycle after the COMMIT write (or as soon as the open stream is ready).
 
@@ -49,6 +52,8 @@ pub mod reg {
     pub const OPEN_SEED: u32 = 0x54;
     /// Reset value of OPEN_PARAM: mtu_log 12, 16 paths.
     pub const OPEN_PARAM_RESET: u32 = 12 | (16 << 8);
+    /// OPEN_PARAM's `rx_only` bit: the commit opens the receive direction only.
+    pub const OPEN_PARAM_RX_ONLY: u32 = 1 << 16;
 }
 
 /// The staging area: sixteen 32-bit registers written one at a time, read as one 512-bit word (custom block:
@@ -265,6 +270,7 @@ impl Logic for CtxPort {
                     .val()
                     .get_bits::<24>(self.k_off_peer_cid.v.val().index());
                 self.open.d.next.seed = self.seed_r.q.val();
+                self.open.d.next.rx_only = self.param_r.q.val().get_bit(16);
             }
         }
         if self.open_v.q.val() & self.m_axis_open_tready.val() & !self.fire.val() {

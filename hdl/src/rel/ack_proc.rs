@@ -547,6 +547,7 @@ pub struct AckProc {
     una_new: DFF<Bits<32>>,
     cack: DFF<Bits<32>>,
     sack_base: DFF<Bits<32>>,
+    ack_scid: DFF<Bits<24>>,
     sack: DFF<Bits<256>>,
     invalid: DFF<Bit>,
     adv: DFF<Bit>,
@@ -812,6 +813,7 @@ impl AckProc {
             k_one16b: Constant::new(1u64.to_bits()),
             una_new: Default::default(),
             cack: Default::default(),
+            ack_scid: Default::default(),
             sack_base: Default::default(),
             sack: Default::default(),
             invalid: Default::default(),
@@ -886,13 +888,13 @@ impl Logic for AckProc {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, state, conn, st, una_new, cack, sack_base, sack, invalid, adv, sent, cnt,
-            widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend, una_pend, cmd,
-            ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost, rk_armed, rk_at, queued,
-            found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr, op_isn, nowm, off_q, r_found,
-            r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1, p1_t2, p1_t3, p1_b0,
-            p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack, p2_cand, p2_x01_v,
-            p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
+            self, clk, state, conn, st, una_new, cack, sack_base, ack_scid, sack, invalid, adv,
+            sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend,
+            una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost, rk_armed,
+            rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr, op_isn, nowm,
+            off_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1,
+            p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack,
+            p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -1271,6 +1273,7 @@ impl Logic for AckProc {
         self.m_axis_res_tdata.next.inflight = self.st.q.val().inflight;
         self.m_axis_una_tdata.next.conn = self.conn.q.val();
         self.m_axis_una_tdata.next.snd_una = self.st.q.val().una;
+        self.m_axis_una_tdata.next.peer_cid = self.ack_scid.q.val();
         if self.m_axis_res_tready.val() {
             self.res_pend.d.next = false;
         }
@@ -1296,6 +1299,7 @@ impl Logic for AckProc {
                 self.conn.d.next = self.s_axis_ack_tdata.val().conn;
                 self.cack.d.next = self.s_axis_ack_tdata.val().psn;
                 self.sack_base.d.next = self.s_axis_ack_tdata.val().sack_base;
+                self.ack_scid.d.next = self.s_axis_ack_tdata.val().scid;
                 self.sack.d.next = self.s_axis_ack_tdata.val().sack;
                 self.ece.d.next = self.s_axis_ack_tdata.val().aflags.get_bit(7);
                 self.conn_ram.rd_addr.next = self.s_axis_ack_tdata.val().conn;

@@ -46,6 +46,9 @@ pub struct UnaUpdate {
     pub conn: ConnIdx,
     /// New snd_una.
     pub snd_una: Bits<32>,
+    /// The acknowledging ACK's `AH.SCID`: the peer's CID, which a sender that does not know it yet records
+    /// (MR-CONN-7).
+    pub peer_cid: Bits<24>,
 }
 
 /// Initialises a connection's per-connection state in every pipeline (from the context programming port).
@@ -69,4 +72,7 @@ pub struct ConnOpen {
     pub peer_cid: Bits<24>,
     /// Initial EV-set seed (the EV draws of MR-PATH-1 are made from it).
     pub seed: Bits<32>,
+    /// Open the receive direction only: the peer's ISN (`peer_isn`, from its first Open extension, MR-CONN-16)
+    /// for a connection that was opened before knowing it (0-RTT); the send direction's holders ignore it.
+    pub rx_only: Bit,
 }

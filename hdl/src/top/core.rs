@@ -243,6 +243,7 @@ pub struct MetaroceCore<
     place_meta: Signal<Local, PktMeta>,
     has_pay: Signal<Local, Bit>,
     place_go: Signal<Local, Bit>,
+    open_rx_only: Signal<Local, Bit>,
 }
 
 impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const SA: usize>
@@ -356,6 +357,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             place_meta: Default::default(),
             has_pay: Default::default(),
             place_go: Default::default(),
+            open_rx_only: Default::default(),
         }
     }
 }
@@ -520,10 +522,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.fan.m_axis_open1_tready.next = self.rq.s_axis_open_tready.val();
         self.cpl.s_axis_open_tvalid.next = self.fan.m_axis_open2_tvalid.val();
         self.fan.m_axis_open2_tready.next = self.cpl.s_axis_open_tready.val();
-        self.txe.s_axis_open_tvalid.next = self.fan.m_axis_open3_tvalid.val();
-        self.fan.m_axis_open3_tready.next = self.txe.s_axis_open_tready.val();
-        self.snd.s_axis_open_tvalid.next = self.fan.m_axis_open4_tvalid.val();
-        self.fan.m_axis_open4_tready.next = self.snd.s_axis_open_tready.val();
+        // A receive-only open (MR-CONN-16) passes the send side by.
+        self.open_rx_only.next = self.fan.m_axis_open_tdata.val().rx_only;
+        self.txe.s_axis_open_tvalid.next =
+            self.fan.m_axis_open3_tvalid.val() & !self.open_rx_only.val();
+        self.fan.m_axis_open3_tready.next =
+            self.txe.s_axis_open_tready.val() | self.open_rx_only.val();
+        self.snd.s_axis_open_tvalid.next =
+            self.fan.m_axis_open4_tvalid.val() & !self.open_rx_only.val();
+        self.fan.m_axis_open4_tready.next =
+            self.snd.s_axis_open_tready.val() | self.open_rx_only.val();
 
         // Receive: MAC -> parser -> receive engine.
         self.parser.s_axis_rx_tdata.next = self.s_axis_rx_tdata.val();
@@ -862,8 +870,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.drop_a_code.next = self.rxe.drop_code.val();
         self.cnt.drop_b.next = false;
         self.cnt.drop_b_code.next = 0.into();
-        self.cnt.conn_opened.next =
-            self.ctxp.m_axis_open_tvalid.val() & self.fan.s_axis_open_tready.val();
+        self.cnt.conn_opened.next = self.ctxp.m_axis_open_tvalid.val()
+            & self.fan.s_axis_open_tready.val()
+            & !self.ctxp.m_axis_open_tdata.val().rx_only;
         self.cnt.slot_wait.next = self.snd.stat_slot_wait.val();
         self.cnt.nack_tx.next = self.rxe.m_axis_ctl_tvalid.val()
             & self.txe.s_axis_ctl_tready.val()

@@ -172,6 +172,7 @@ pub struct Scheduler {
     nx: DFF<Bits<16>>,
     psn: DFF<Bits<32>>,
     una_v: DFF<Bits<32>>,
+    una_peer: DFF<Bits<24>>,
     wr: DFF<WorkReq>,
     wr_hold: DFF<Bit>,
     wr_backoff: DFF<Bit>,
@@ -243,6 +244,7 @@ pub struct Scheduler {
     c_z17: Constant<Bits<17>>,
     c_one17: Constant<Bits<17>>,
     c_z32: Constant<Bits<32>>,
+    c_z24: Constant<Bits<24>>,
     c_one32: Constant<Bits<32>>,
     c_rrmask: Constant<Bits<16>>,
     c_zero_cs: Constant<ConnTx>,
@@ -354,6 +356,7 @@ impl Scheduler {
             nx: Default::default(),
             psn: Default::default(),
             una_v: Default::default(),
+            una_peer: Default::default(),
             wr: Default::default(),
             wr_hold: Default::default(),
             wr_backoff: Default::default(),
@@ -425,6 +428,7 @@ impl Scheduler {
             c_z17: Constant::new(0.into()),
             c_one17: Constant::new(1.into()),
             c_z32: Constant::new(0.into()),
+            c_z24: Constant::new(0.into()),
             c_one32: Constant::new(1.into()),
             c_rrmask: Constant::new(((1u64 << conn_bits) - 1).into()),
             c_zero_cs: Constant::new(ConnTx::default()),
@@ -442,9 +446,10 @@ impl Logic for Scheduler {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, wr, wr_hold,
-            wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm, pay_len,
-            charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rdrec_v
+            self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, una_peer, wr,
+            wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm,
+            pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec,
+            rdrec_v
         );
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
@@ -568,6 +573,7 @@ impl Logic for Scheduler {
                 self.s_axis_una_tready.next = true;
                 self.c.d.next = self.s_axis_una_tdata.val().conn;
                 self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
+                self.una_peer.d.next = self.s_axis_una_tdata.val().peer_cid;
                 self.op.d.next = self.c_op_una.val();
                 self.wr_backoff.d.next = false;
                 self.st.d.next = self.c_s_rd_conn.val();
@@ -643,6 +649,10 @@ impl Logic for Scheduler {
                         self.cs_n.d.next.una = self.una_v.q.val();
                     }
                     self.cs_n.d.next.syn = false;
+                    // MR-CONN-7: a connection opened without the peer's CID (0-RTT) takes it from the ACK.
+                    if self.cs.q.val().peer_cid == self.c_z24.val() {
+                        self.cs_n.d.next.peer_cid = self.una_peer.q.val();
+                    }
                     self.cs_n.d.next.wait = false;
                     self.op.d.next = self.c_op_rel.val();
                     self.st.d.next = self.c_s_rel_chk.val();

@@ -177,6 +177,19 @@ pub fn open_conn(b: &mut CoreBench, index: u16, hot: &ConnHot) -> Result<(), Ben
     write_ctx(b, table::CONN, index, &e)
 }
 
+/// Opens the receive direction of connection `index`, whose send direction is open (a 0-RTT open, MR-CONN-16):
+/// `hot` carries the peer's CID and ISN (`rcv_nxt`, `RCV_INIT` set) and the send fields as opened; the commit
+/// has OPEN_PARAM's `rx_only` bit set, so the send pipelines keep their state.
+pub fn open_conn_rx(b: &mut CoreBench, index: u16, hot: &ConnHot) -> Result<(), BenchError> {
+    b.write(
+        CTX_WINDOW + ctx::OPEN_PARAM,
+        ctx::OPEN_PARAM_RESET | ctx::OPEN_PARAM_RX_ONLY,
+    )?;
+    let r = open_conn(b, index, hot);
+    b.write(CTX_WINDOW + ctx::OPEN_PARAM, ctx::OPEN_PARAM_RESET)?;
+    r
+}
+
 /// Posts a send work request: the SQE into the ring, then the SQ doorbell with the new producer index.
 pub fn post_send(b: &mut CoreBench, qp: &mut Qp, sqe: &SqeRepr) -> Result<u16, BenchError> {
     let mut e = [0u8; 64];

@@ -333,11 +333,20 @@ impl Interop {
                         self.announce(ox.scid, e.ts);
                     }
                 }
-                Some((0, _)) => self.fw.unexpected.push(format!(
-                    "the model's announcement (CID {:#x}, ISN {:#x}) for a connection the core opened 0-RTT: \
-                     the core cannot take a peer CID or ISN after its open: {e:?}",
-                    ox.scid, ox.isn
-                )),
+                Some((0, _)) => {
+                    // The core opened 0-RTT: the model's CTRL OPEN brings its CID and ISN (MR-CONN-14); the
+                    // receive direction opens with them (MR-CONN-16), the send direction goes on.
+                    let hot = host::open_hot(
+                        self.fw.cid,
+                        ox.scid,
+                        ConnFlags::RCV_INIT,
+                        (WLOG, ox.wlog.clamp(8, 16)),
+                        self.fw.isn,
+                        ox.isn,
+                    );
+                    host::open_conn_rx(&mut self.nic, self.nic_side.conn, &hot)?;
+                    self.fw.peer = Some((ox.scid, ox.isn));
+                }
                 Some(_) => self
                     .fw
                     .unexpected
