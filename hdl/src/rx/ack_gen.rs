@@ -310,6 +310,8 @@ pub struct AckGen {
     iprobe: Signal<Local, Bit>,
     itimer: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
+    fire_ram: Signal<Local, Bit>,
+    fire_fwd: Signal<Local, Bit>,
     due: Signal<Local, Bit>,
     arm: Signal<Local, Bit>,
     dl: Signal<Local, Bits<32>>,
@@ -429,6 +431,8 @@ impl AckGen {
             iprobe: Default::default(),
             itimer: Default::default(),
             fire: Default::default(),
+            fire_ram: Default::default(),
+            fire_fwd: Default::default(),
             due: Default::default(),
             arm: Default::default(),
             dl: Default::default(),
@@ -546,9 +550,15 @@ impl Logic for AckGen {
         self.send_nack.next = self.trim_nack.val();
         self.ack_now.next = false;
         self.unacked1.next = self.st.val().unacked + self.c_one7.val();
-        // A timer trigger fires when its connection is still armed with its deadline (MR-REL-16).
-        self.fire.next =
-            self.timer1.q.val() & self.st.val().armed & (self.st.val().dl == self.p.val().ts);
+        // A timer trigger fires when its connection is still armed with its deadline (MR-REL-16); compared on
+        // both candidate words (the RAM's and the forwarded one) before the forwarding mux, to keep it shallow.
+        self.fire_ram.next =
+            self.ram.rd_data.val().armed & (self.ram.rd_data.val().dl == self.p1.q.val().ts);
+        self.fire_fwd.next =
+            self.fwd_st.q.val().armed & (self.fwd_st.q.val().dl == self.p1.q.val().ts);
+        self.fire.next = self.timer1.q.val()
+            & ((self.fwd_hit.q.val() & self.fire_fwd.val())
+                | (!self.fwd_hit.q.val() & self.fire_ram.val()));
         self.x_delay.i.next = self.cfg_ack_delay_ns.val();
         self.dl.next = self.now.val().get_bits::<32>(0) + self.x_delay.o.val();
         self.due.next = false;
