@@ -735,6 +735,21 @@ fn win_of(w: &[u32]) -> Win {
 /// drop code, cumulative ack and all 256 bitmap bits equal the model's.
 #[test]
 fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
+    psn_window_run(false);
+}
+
+/// The same through the window's pre-classification port (MR-REL-10, MR-REL-11 before the message-level
+/// checks): packets enter `s_axis_pre`, leave `m_axis_pre` marked, and come back on `s_axis_pkt` after a
+/// random delay with the checks' verdict, as the receive engine loops them; every mark must be the window's
+/// final decision on that packet (DUPLICATE, OUT_OF_WINDOW, or none), and the window's outputs are checked
+/// as above.
+#[test]
+fn mr_rel_10_11_pre_classification_marks_the_window_decision() {
+    psn_window_run(true);
+}
+
+/// One run of the window test; `via_pre`: through the pre-classification port.
+fn psn_window_run(via_pre: bool) {
     let seed = seed("psn_window", 0x77_1d0e_0004);
     let mut rng = Rng::new(seed);
     let cfg = cosim_config();
@@ -745,6 +760,12 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
     let mut open = StreamSource::new(sp("s_axis_open"), Idle::percent(30), seed ^ 1);
     let mut pkt = StreamSource::new(sp("s_axis_pkt"), Idle::percent(15), seed ^ 2);
     let mut out = StreamSink::new(sp("m_axis_pkt"), "m_axis_pkt", Idle::percent(20), seed ^ 3);
+    let mut pre = StreamSource::new(sp("s_axis_pre"), Idle::percent(15), seed ^ 4);
+    let mut pre_out = StreamSink::new(sp("m_axis_pre"), "m_axis_pre", Idle::percent(20), seed ^ 5);
+    // The marks the pre-classification gave, in packet order, and the checks' verdicts waiting for them.
+    let mut marks: std::collections::VecDeque<u64> = Default::default();
+    let mut verdicts: std::collections::VecDeque<u64> = Default::default();
+    let mut premarked = 0;
     let user_port = port(&kind, "m_axis_pkt_tuser");
     // Four connections at random indices, one of them busy (the hazard rule), ISNs near the wrap.
     let nconn = 4;
@@ -770,7 +791,11 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
     }
     let mut guard = 0;
     while open.pending() > 0 {
-        cycle(&mut m, &mut [&mut open, &mut pkt], &mut [&mut out]);
+        cycle(
+            &mut m,
+            &mut [&mut open, &mut pkt, &mut pre],
+            &mut [&mut out, &mut pre_out],
+        );
         guard += 1;
         assert!(guard < 1_000, "opens not taken");
     }
@@ -789,7 +814,13 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
             "stuck: {n_out} of {total} packets out (seed {seed})"
         );
         // Keep a few packets queued so that back-to-back packets happen.
-        while generated < total && pkt.pending() < 3 {
+        while generated < total
+            && (if via_pre {
+                pre.pending()
+            } else {
+                pkt.pending()
+            }) < 3
+        {
             generated += 1;
             let c = if rng.below(4) == 0 {
                 rng.below(nconn as u64) as usize
@@ -834,18 +865,40 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
                 aux: Bits::<32>::from(9u64),
             };
             let nr: Bits<{ NackReq::BITS }> = nr.into();
-            pkt.push(Beat {
-                data: meta_w32(&meta),
-                keep: u128::MAX,
-                last: false,
-                user: nr.to_u64(),
-            });
+            if via_pre {
+                // The checks' verdict goes with the packet when it comes back.
+                verdicts.push_back(nr.to_u64());
+                pre.push(Beat {
+                    data: meta_w32(&meta),
+                    keep: u128::MAX,
+                    last: false,
+                    user: 0,
+                });
+            } else {
+                pkt.push(Beat {
+                    data: meta_w32(&meta),
+                    keep: u128::MAX,
+                    last: false,
+                    user: nr.to_u64(),
+                });
+            }
             sent.push_back(i);
         }
-        for s in [&mut open, &mut pkt] {
+        // Pre-classified packets go back to the window (one at a time, after a random delay).
+        if via_pre && pkt.pending() == 0 && rng.below(3) != 0 {
+            if let Some(b) = pre_out.got.pop_front() {
+                marks.push_back(meta_of_w32(&b.data).drop.to_u64());
+                pkt.push(Beat {
+                    user: verdicts.pop_front().expect("verdict"),
+                    ..b
+                });
+            }
+        }
+        for s in [&mut open, &mut pkt, &mut pre] {
             s.drive(&mut m);
         }
         out.drive(&mut m);
+        pre_out.drive(&mut m);
         m.eval();
         // The side-band record is wider than the sink's `tuser` sample: check it in full here (held while
         // stalled, read when taken).
@@ -853,7 +906,9 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
         pkt.sample(&mut m);
         open.sample(&mut m);
         out.sample(&mut m);
-        if let Some(v) = &out.violation {
+        pre.sample(&mut m);
+        pre_out.sample(&mut m);
+        for v in [&out.violation, &pre_out.violation].into_iter().flatten() {
             panic!("handshake violation: {v} (seed {seed})");
         }
         let valid = m.get_bit(port(&kind, "m_axis_pkt_tvalid"));
@@ -874,18 +929,35 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
             let i = sent.pop_front().expect("output without input");
             let mdl = &mut models[i.conn];
             let ctx = format!("packet {n_out}: {i:?} (seed {seed})");
+            let mark = if via_pre {
+                marks
+                    .pop_front()
+                    .expect("a pre-classified packet came out unmarked")
+            } else {
+                0
+            };
             assert_eq!(g.psn.to_u64() as u32, i.psn, "{ctx}");
             assert_eq!(g.conn.to_u64(), ids[i.conn], "{ctx}");
             if i.ctrl {
                 ctrls += 1;
                 assert!(!wi.cand && !wi.accepted && !wi.dup && !wi.oow, "{ctx}");
                 assert_eq!(g.drop.to_u64(), 0, "{ctx}");
+                assert_eq!(mark, 0, "CTRL marked by the pre-classification, {ctx}");
             } else {
                 let a = match mdl.classify(i.psn) {
                     Accept::InOrder | Accept::OutOfOrder if !i.nack => mdl.accept(i.psn),
                     other => other,
                 };
                 assert!(wi.cand, "{ctx}");
+                if via_pre {
+                    let want = match a {
+                        Accept::Duplicate => u64::from(drop::DUPLICATE),
+                        Accept::OutOfWindow => u64::from(drop::OUT_OF_WINDOW),
+                        _ => 0,
+                    };
+                    assert_eq!(mark, want, "pre-classification mark against {a:?}, {ctx}");
+                    premarked += usize::from(want != 0);
+                }
                 match a {
                     Accept::Duplicate => {
                         dups += 1;
@@ -927,12 +999,14 @@ fn mr_rel_9_13_psn_window_matches_proto_recv_window() {
     }
     println!(
         "psn_window: {total} packets in {cycles} cycles, {compared} compared (window and 256 bitmap bits): \
-         accepted {acc} duplicate {dups} beyond {oows} NACKed {nacked} CTRL {ctrls}"
+         accepted {acc} duplicate {dups} beyond {oows} NACKed {nacked} CTRL {ctrls}; through the \
+         pre-classification: {via_pre}, {premarked} marked there"
     );
     assert!(compared > 0);
+
     if total >= 2_000 {
         assert!(
-            acc > 200 && dups > 100 && oows > 50 && nacked > 20,
+            acc > 200 && dups > 100 && oows > 50 && nacked > 20 && (!via_pre || premarked > 150),
             "mix too thin"
         );
     }
