@@ -8,9 +8,11 @@
 
 use metaroce_hdl::records::{PktMeta, TxSent};
 use metaroce_hdl::rel::records::{ConnOpen, GateReq, GateResp};
-use metaroce_hdl::rel::sender_engine::SenderEngine;
+use metaroce_hdl::rel::sender_engine::{
+    SenderEngine, LOST_DISTANCE, LOST_RNR, LOST_RTO, LOST_TIME, LOST_TRIM,
+};
 use metaroce_proto::transport::cc::{CcParams, CongestionControl, Nscc};
-use metaroce_proto::transport::loss::{SendWindow, SentPkt, F_LOST};
+use metaroce_proto::transport::loss::{LossCause, SendWindow, SentPkt, F_LOST};
 use metaroce_proto::transport::path::{port_to_ev, PathSet, RecycleCause};
 use metaroce_proto::transport::rtt::RttEstimator;
 use rust_hdl::prelude::*;
@@ -45,6 +47,8 @@ struct Tb {
     una_log: Vec<(u64, u32)>,
     /// PSNs on `m_axis_rtx_*`, in order.
     rtx_log: Vec<u32>,
+    /// `stat_lost_cause` of every `stat_lost` pulse, in order.
+    lost_log: Vec<u64>,
     /// Connections on `m_axis_err_*`.
     err_log: Vec<u64>,
     /// Cycles with `stat_slot_wait`.
@@ -82,6 +86,7 @@ impl Tb {
             u,
             una_log: vec![],
             rtx_log: vec![],
+            lost_log: vec![],
             err_log: vec![],
             slot_waits: 0,
         };
@@ -157,6 +162,9 @@ impl Tb {
             let d = self.u.m_axis_una_tdata.val();
             self.una_log
                 .push((d.conn.index() as u64, d.snd_una.index() as u32));
+        }
+        if self.u.stat_lost.val() {
+            self.lost_log.push(self.u.stat_lost_cause.val().to_u64());
         }
         if self.u.m_axis_rtx_tvalid.val() && self.u.m_axis_rtx_tready.val() {
             self.rtx_log
@@ -403,6 +411,19 @@ struct Oracle {
     failed: bool,
     /// PSNs declared lost, in order.
     declared: Vec<u32>,
+    /// Their causes (`LOST_*` of the engine's `stat_lost_cause`).
+    causes: Vec<u64>,
+}
+
+/// The engine's `stat_lost_cause` for a model loss cause.
+fn lost_code(c: LossCause) -> u64 {
+    match c {
+        LossCause::Trim => LOST_TRIM,
+        LossCause::Time => LOST_TIME,
+        LossCause::Distance => LOST_DISTANCE,
+        LossCause::Rto => LOST_RTO,
+        LossCause::Rnr => LOST_RNR,
+    }
 }
 
 impl Oracle {
@@ -413,10 +434,12 @@ impl Oracle {
             paths,
             cc,
             declared,
+            causes,
             ..
         } = self;
-        w.detect_losses(now, srtt, reo, |psn, rec, _| {
+        w.detect_losses(now, srtt, reo, |psn, rec, cause| {
             declared.push(psn);
+            causes.push(lost_code(cause));
             paths.recycle(rec.path, rec.ev, RecycleCause::Loss, now);
             cc.on_loss(now);
         });
@@ -482,6 +505,7 @@ impl Oracle {
         }
         if let Some(rec) = self.w.mark_lost(psn) {
             self.declared.push(psn);
+            self.causes.push(if trim { LOST_TRIM } else { LOST_RNR });
             if trim {
                 self.paths
                     .recycle(rec.path, rec.ev, RecycleCause::Trim, now);
@@ -520,10 +544,15 @@ impl Oracle {
             }
             let rto = self.rtt.rto();
             let Oracle {
-                w, paths, declared, ..
+                w,
+                paths,
+                declared,
+                causes,
+                ..
             } = self;
             w.on_rto(now, rto, |psn, rec| {
                 declared.push(psn);
+                causes.push(LOST_RTO);
                 paths.recycle(rec.path, rec.ev, RecycleCause::Loss, now);
             });
             let una = self.w.una();
@@ -664,6 +693,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         next_send_at: 0,
         failed: false,
         declared: vec![],
+        causes: vec![],
     };
     let timers = Timers {
         rto_min,
@@ -860,6 +890,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
             advance(&mut tb, &mut o, &mut now, rng.below(dt), &mut fires);
         }
         assert_eq!(tb.rtx_log, o.declared, "declared PSNs, {ctx}");
+        assert_eq!(tb.lost_log, o.causes, "loss causes, {ctx}");
         let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
         assert_eq!(tb.err_log, want_err, "failure, {ctx}");
     }
@@ -913,6 +944,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
             tb.rtx_log, o.declared,
             "blackout: declared PSNs, seed {seed}"
         );
+        assert_eq!(tb.lost_log, o.causes, "blackout: loss causes, seed {seed}");
     }
     assert!(o.failed, "the retry limit ends the blackout, seed {seed}");
     let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
@@ -927,6 +959,10 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         o.failed
     );
     assert!(sent > 50 && rtx_sent > 5 && acks > 20 && nacks > 5 && fires > 0);
+    let by = |c: u64| o.causes.iter().filter(|&&x| x == c).count();
+    let mix = [LOST_TRIM, LOST_TIME, LOST_DISTANCE, LOST_RTO, LOST_RNR].map(by);
+    println!("declared by cause (trim, time, distance, rto, rnr): {mix:?}");
+    assert!(mix[0] + mix[4] > 0 && mix[3] > 0, "causes {mix:?}");
 }
 
 /// MR-REL-7, window slots: four connections share two slots of per-PSN state. A connection with nothing

@@ -333,6 +333,18 @@ fn writes_recover_from_one_percent_loss_byte_exact() {
         r.retransmissions > 0,
         "frames were lost but nothing was retransmitted"
     );
+    // Every retransmission was declared lost first, counted by its cause (one that an ACK overtook is
+    // declared but not sent again).
+    let a = &r.counters[0];
+    let declared: u64 = ["rtx_trim", "rtx_time", "rtx_distance", "rtx_rto", "rtx_rnr"]
+        .iter()
+        .map(|n| counter(a, n))
+        .sum();
+    assert!(
+        declared >= r.retransmissions,
+        "{declared} PSNs declared lost by cause, {} retransmitted ({a})",
+        r.retransmissions
+    );
     // A lost DATA packet makes its successors arrive out of order (and four paths reorder them too).
     let b = &r.counters[1];
     let (ooo, data) = (counter(b, "ooo_arrivals"), counter(b, "rx_data_packets"));
@@ -414,6 +426,11 @@ fn trimmed_data_is_nacked_and_retransmitted_byte_exact() {
     assert_eq!(
         r.retransmissions, a_rx,
         "one retransmission per NACK TRIMMED"
+    );
+    assert_eq!(
+        counter(a, "rtx_trim"),
+        a_rx,
+        "one PSN declared lost by trimming per NACK TRIMMED"
     );
     assert_eq!(
         (counter(a, "timeouts"), counter(b, "timeouts")),

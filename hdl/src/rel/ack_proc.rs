@@ -160,6 +160,8 @@ pub mod rec {
         pub mask: Bits<4>,
         /// Lost words: why (`CAUSE_*`); clean words: 0.
         pub cause: Bits<2>,
+        /// Lost words of a detection run: the lanes declared by the reorder distance (the others by time).
+        pub far: Bits<4>,
         pub p0: Bits<8>,
         pub e0: Bits<14>,
         pub p1: Bits<8>,
@@ -208,8 +210,10 @@ pub const CMD_NACK: u64 = 3;
 pub const CAUSE_NONE: u64 = 0;
 /// Lost word cause: trimmed (the entry is recycled, MR-PATH-2).
 pub const CAUSE_TRIM: u64 = 1;
-/// Lost word cause: declared lost by time, distance or timeout (recycled, and exploration frozen, MR-PATH-18).
+/// Lost word cause: declared lost by time or distance (recycled, and exploration frozen, MR-PATH-18).
 pub const CAUSE_LOSS: u64 = 2;
+/// Lost word cause: declared lost by a timeout run (recycled and frozen as [`CAUSE_LOSS`]).
+pub const CAUSE_RTO: u64 = 3;
 
 /// One lane (PSN) of the ACK scan: combinational.
 #[derive(LogicBlock)]
@@ -595,6 +599,7 @@ pub struct AckProc {
     k_cause_none: Constant<Bits<2>>,
     k_cause_trim: Constant<Bits<2>>,
     k_cause_loss: Constant<Bits<2>>,
+    k_cause_rto: Constant<Bits<2>>,
     k_zero4: Constant<Bits<4>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
@@ -862,6 +867,7 @@ impl AckProc {
             k_cause_none: Constant::new(CAUSE_NONE.to_bits()),
             k_cause_trim: Constant::new(CAUSE_TRIM.to_bits()),
             k_cause_loss: Constant::new(CAUSE_LOSS.to_bits()),
+            k_cause_rto: Constant::new(CAUSE_RTO.to_bits()),
             k_zero4: Constant::new(0u64.to_bits()),
             k_zero32: Constant::new(0u64.to_bits()),
             k_one32: Constant::new(1u64.to_bits()),
@@ -1154,10 +1160,27 @@ impl Logic for AckProc {
         self.lw_l.next.psn = self.scan_psn.q.val();
         self.lw_l.next.mask = self.dm0.val() | self.dm1.val() | self.dm2.val() | self.dm3.val();
         self.lw_l.next.cause = self.k_cause_loss.val();
+        if self.cmd.q.val().op == self.k_op_rto.val() {
+            self.lw_l.next.cause = self.k_cause_rto.val();
+        }
+        self.lw_l.next.far = self.k_zero4.val();
+        if self.dlane0.by_far.val() {
+            self.lw_l.next.far = self.k_b0.val();
+        }
+        if self.dlane1.by_far.val() {
+            self.lw_l.next.far = self.lw_l.val().far | self.k_b1.val();
+        }
+        if self.dlane2.by_far.val() {
+            self.lw_l.next.far = self.lw_l.val().far | self.k_b2.val();
+        }
+        if self.dlane3.by_far.val() {
+            self.lw_l.next.far = self.lw_l.val().far | self.k_b3.val();
+        }
         self.cw_l.next.conn = self.conn.q.val();
         self.cw_l.next.psn = self.scan_psn.q.val();
         self.cw_l.next.mask = self.cm0.val() | self.cm1.val() | self.cm2.val() | self.cm3.val();
         self.cw_l.next.cause = self.k_cause_none.val();
+        self.cw_l.next.far = self.k_zero4.val();
         self.zp0.next.lo = self.psn_ram.rd_data.val().p0;
         self.zp0.next.hi = 0.into();
         self.lw_l.next.p0 = self.zp0.val().into();
@@ -1657,6 +1680,7 @@ impl Logic for AckProc {
                 self.lost_w.d.next.psn = self.pb_l.val().into();
                 self.lost_w.d.next.mask = self.nm.val();
                 self.lost_w.d.next.cause = self.k_cause_none.val();
+                self.lost_w.d.next.far = self.k_zero4.val();
                 if self.cmd.q.val().trim {
                     self.lost_w.d.next.cause = self.k_cause_trim.val();
                 }

@@ -71,6 +71,8 @@ pub struct LossLane {
     pub lost_out: Signal<Out, Bit>,
     /// In range, declared and not acknowledged after this run.
     pub queued: Signal<Out, Bit>,
+    /// Declared by the reorder distance (rule (c)); a detection-run declaration without it is by time.
+    pub by_far: Signal<Out, Bit>,
     in_range: Signal<Local, Bit>,
     cand: Signal<Local, Bit>,
     older: Signal<Local, Bit>,
@@ -95,6 +97,7 @@ impl Default for LossLane {
             now32: Default::default(),
             now_m: Default::default(),
             distance: Default::default(),
+            by_far: Default::default(),
             rto: Default::default(),
             ts: Default::default(),
             charged: Default::default(),
@@ -162,5 +165,6 @@ impl Logic for LossLane {
             }
         }
         self.queued.next = self.in_range.val() && !self.acked.val() && self.lost_out.val();
+        self.by_far.next = self.declare.val() && !self.rto_mode.val() && self.far.val();
     }
 }

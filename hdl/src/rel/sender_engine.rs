@@ -83,8 +83,8 @@ use crate::cc::rtt::{RttState, RttUnit};
 use crate::common::ram::SdpRam;
 use crate::records::{CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::ack_proc::{
-    AckProc, AckRes, ConnSnd, LaneWord, LossCmd, CAUSE_NONE, CAUSE_TRIM, CMD_DETECT, CMD_NACK,
-    CMD_PEEK, CMD_RTO,
+    AckProc, AckRes, ConnSnd, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM,
+    CMD_DETECT, CMD_NACK, CMD_PEEK, CMD_RTO,
 };
 use crate::rel::path_select::{
     PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS, OP_RECYCLE_TRIM,
@@ -93,6 +93,17 @@ use crate::rel::path_select::{
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
 use crate::rel::timer_wheel::TimerWheel;
 use rust_hdl::prelude::*;
+
+/// `stat_lost_cause`: a NACK TRIMMED (MR-REL-34).
+pub const LOST_TRIM: u64 = 0;
+/// `stat_lost_cause`: time (RACK, MR-REL-37).
+pub const LOST_TIME: u64 = 1;
+/// `stat_lost_cause`: reorder distance (MR-REL-38).
+pub const LOST_DISTANCE: u64 = 2;
+/// `stat_lost_cause`: timeout (MR-REL-39).
+pub const LOST_RTO: u64 = 3;
+/// `stat_lost_cause`: a NACK RNR (MR-REL-52).
+pub const LOST_RNR: u64 = 4;
 
 /// log2 of the retransmission-request FIFO's entries.
 pub const RTX_FIFO_LOG: usize = 9;
@@ -271,6 +282,10 @@ pub struct SenderEngine {
     pub stat_slot_miss: Signal<Out, Bit>,
     /// An RTO expired (MR-REL-39; one pulse per expiry, the retry limit's count included).
     pub stat_timeout: Signal<Out, Bit>,
+    /// A PSN was declared lost and queued for retransmission (one pulse per PSN, the model's `on_lost`).
+    pub stat_lost: Signal<Out, Bit>,
+    /// Why (`LOST_*`).
+    pub stat_lost_cause: Signal<Out, Bits<3>>,
     ackp: AckProc,
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
@@ -405,6 +420,7 @@ pub struct SenderEngine {
     lk_p: Signal<Local, Bits<8>>,
     lk_e: Signal<Local, Bits<14>>,
     lk_bit: Signal<Local, Bits<4>>,
+    lk_cause: Signal<Local, Bits<3>>,
     l_rtx_ok: Signal<Local, Bit>,
     l_cmd_ok: Signal<Local, Bit>,
     lost_idle: Signal<Local, Bit>,
@@ -475,6 +491,13 @@ pub struct SenderEngine {
     k_op_srtt: Constant<Bits<3>>,
     k_cause_none: Constant<Bits<2>>,
     k_cause_trim: Constant<Bits<2>>,
+    k_cause_rto: Constant<Bits<2>>,
+    k_cause_loss: Constant<Bits<2>>,
+    k_lost_trim: Constant<Bits<3>>,
+    k_lost_time: Constant<Bits<3>>,
+    k_lost_distance: Constant<Bits<3>>,
+    k_lost_rto: Constant<Bits<3>>,
+    k_lost_rnr: Constant<Bits<3>>,
     k_zero4: Constant<Bits<4>>,
     k_b0: Constant<Bits<4>>,
     k_b1: Constant<Bits<4>>,
@@ -549,6 +572,8 @@ impl SenderEngine {
             stat_slot_wait: Default::default(),
             stat_slot_miss: Default::default(),
             stat_timeout: Default::default(),
+            stat_lost: Default::default(),
+            stat_lost_cause: Default::default(),
             ackp: AckProc::new(conn_bits, slot_bits),
             resv: Default::default(),
             resv17: Default::default(),
@@ -665,6 +690,7 @@ impl SenderEngine {
             lk_p: Default::default(),
             lk_e: Default::default(),
             lk_bit: Default::default(),
+            lk_cause: Default::default(),
             l_rtx_ok: Default::default(),
             l_cmd_ok: Default::default(),
             lost_idle: Default::default(),
@@ -735,6 +761,13 @@ impl SenderEngine {
             k_op_srtt: Constant::new((OP_SET_SRTT).to_bits()),
             k_cause_none: Constant::new((CAUSE_NONE).to_bits()),
             k_cause_trim: Constant::new((CAUSE_TRIM).to_bits()),
+            k_cause_rto: Constant::new((CAUSE_RTO).to_bits()),
+            k_cause_loss: Constant::new((CAUSE_LOSS).to_bits()),
+            k_lost_trim: Constant::new(LOST_TRIM.to_bits()),
+            k_lost_time: Constant::new(LOST_TIME.to_bits()),
+            k_lost_distance: Constant::new(LOST_DISTANCE.to_bits()),
+            k_lost_rto: Constant::new(LOST_RTO.to_bits()),
+            k_lost_rnr: Constant::new(LOST_RNR.to_bits()),
             k_zero4: Constant::new((0u64).to_bits()),
             k_b0: Constant::new((1u64).to_bits()),
             k_b1: Constant::new((2u64).to_bits()),
@@ -1013,6 +1046,20 @@ impl Logic for SenderEngine {
             self.lk_e.next = self.lw.q.val().e0;
             self.lk_psn.next = self.lw.q.val().psn;
         }
+        // Why the lane's PSN was declared (the model's LossCause).
+        self.lk_cause.next = self.k_lost_rnr.val();
+        if self.lw.q.val().cause == self.k_cause_trim.val() {
+            self.lk_cause.next = self.k_lost_trim.val();
+        }
+        if self.lw.q.val().cause == self.k_cause_rto.val() {
+            self.lk_cause.next = self.k_lost_rto.val();
+        }
+        if self.lw.q.val().cause == self.k_cause_loss.val() {
+            self.lk_cause.next = self.k_lost_time.val();
+            if (self.lw.q.val().far & self.lk_bit.val()).any() {
+                self.lk_cause.next = self.k_lost_distance.val();
+            }
+        }
         // Declared PSNs go into the retransmission FIFO (never full at a command's start: see `rtx_room`),
         // which feeds m_axis_rtx_* through a registered read and an output register.
         self.rtx_cnt.next = self.rtx_wp.q.val() - self.rtx_rp.q.val();
@@ -1022,7 +1069,10 @@ impl Logic for SenderEngine {
         self.rtx_ram.wr_data.next.conn = self.lw.q.val().conn;
         self.rtx_ram.wr_data.next.psn = self.lk_psn.val();
         self.rtx_ram.wr_en.next = false;
+        self.stat_lost.next = false;
+        self.stat_lost_cause.next = self.lk_cause.val();
         if self.lrtx_v.val() && (self.rtx_cnt.val() < self.k_rtx_full.val()) {
+            self.stat_lost.next = true;
             self.rtx_ram.wr_en.next = true;
             self.rtx_wp.d.next = self.rtx_wp.q.val() + self.k_one10.val();
         }

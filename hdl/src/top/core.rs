@@ -887,6 +887,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & (self.rxe.m_axis_fb_tdata.val().ptype == 2)
             & self.rxe.m_axis_fb_tdata.val().aflags.get_bit(7);
         self.cnt.timeout.next = self.snd.stat_timeout.val();
+        self.cnt.lost.next = self.snd.stat_lost.val();
+        self.cnt.lost_cause.next = self.snd.stat_lost_cause.val();
         // Receive events where the engine hands the packet to placement (the model's order: a trimmed packet
         // of a live connection, then CE on an untrimmed one whatever the window decides, then out of order).
         self.place_go.next =

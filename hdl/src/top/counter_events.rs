@@ -14,7 +14,9 @@
 //!   ECE handed to it (`ece_received`), and RTO expiries (`timeouts`);
 //! * DATA packets accepted out of order (`ooo_arrivals`), CE-marked DATA of a live connection
 //!   (`ecn_ce_received`) and trimmed DATA of a live connection (`trimmed_received`), where the receive engine
-//!   hands them to placement.
+//!   hands them to placement;
+//! * PSNs declared lost by cause (`rtx_trim`, `rtx_time`, `rtx_distance`, `rtx_rto`, `rtx_rnr`: the sender
+//!   engine's `stat_lost`, one per declared PSN, as the model counts them).
 //!
 //! A custom block because the lane positions come from regmap's counter table at generation time.
 //!
@@ -23,6 +25,7 @@
 //! at most a 64-input XOR (three LUT levels) where a population count would chain adders. The model in
 //! `update` computes the same function, so the two agree for any `keep`.
 
+use crate::rel::sender_engine::{LOST_DISTANCE, LOST_RNR, LOST_RTO, LOST_TIME, LOST_TRIM};
 use crate::rx::drop;
 use metaroce_proto::wire::NackCode;
 use metaroce_regmap::counters::COUNTERS;
@@ -36,6 +39,16 @@ pub const NACK_COUNTERS: [(NackCode, &str); 6] = [
     (NackCode::Access, "access"),
     (NackCode::Invalid, "invalid"),
     (NackCode::Unsupported, "unsupported"),
+];
+
+/// Loss causes of the sender engine (`stat_lost_cause`) and their retransmission counters (the model counts a
+/// retransmission by cause when it declares the PSN lost).
+pub const RTX_COUNTERS: [(u64, &str); 5] = [
+    (LOST_TRIM, "rtx_trim"),
+    (LOST_TIME, "rtx_time"),
+    (LOST_DISTANCE, "rtx_distance"),
+    (LOST_RTO, "rtx_rto"),
+    (LOST_RNR, "rtx_rnr"),
 ];
 
 /// Lane of the counter called `name`.
@@ -100,6 +113,10 @@ pub struct CounterEvents<const KW: usize> {
     pub ce_rx: Signal<In, Bit>,
     /// A trimmed DATA packet of a live connection arrived.
     pub trim_rx: Signal<In, Bit>,
+    /// A PSN was declared lost (queued for retransmission).
+    pub lost: Signal<In, Bit>,
+    /// Why (`crate::rel::sender_engine::LOST_*`).
+    pub lost_cause: Signal<In, Bits<3>>,
     /// The increments.
     pub cnt_inc: Signal<Out, Bits<1024>>,
 }
@@ -165,6 +182,11 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         add(&mut v, "ooo_arrivals", u64::from(self.ooo_rx.val()));
         add(&mut v, "ecn_ce_received", u64::from(self.ce_rx.val()));
         add(&mut v, "trimmed_received", u64::from(self.trim_rx.val()));
+        for (code, name) in RTX_COUNTERS {
+            if self.lost.val() && self.lost_cause.val().index() as u64 == code {
+                add(&mut v, name, 1);
+            }
+        }
         for (code, suffix) in NACK_COUNTERS {
             let c = code as u64;
             if self.nack_tx.val() && self.nack_tx_code.val().index() as u64 == c {
@@ -250,6 +272,13 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("ooo_arrivals", "{15'd0, ooo_rx}", &mut s);
         lane_expr("ecn_ce_received", "{15'd0, ce_rx}", &mut s);
         lane_expr("trimmed_received", "{15'd0, trim_rx}", &mut s);
+        for (code, name) in RTX_COUNTERS {
+            lane_expr(
+                name,
+                &format!("{{15'd0, lost && lost_cause == 3'd{code}}}"),
+                &mut s,
+            );
+        }
         for (code, suffix) in NACK_COUNTERS {
             let c = code as u8;
             lane_expr(
