@@ -164,10 +164,12 @@ pub struct RxEngine<const DW: usize, const KW: usize> {
     cv: DFF<Bit>,
     cm: DFF<PktMeta>,
     rv: DFF<Bit>,
+    pre_hold: DFF<Bit>,
     rr: DFF<ReadReq>,
     dv: DFF<Bit>,
     dc: DFF<Bits<8>>,
     is_fb: Signal<Local, Bit>,
+    trig_go: Signal<Local, Bit>,
     cl_m: Signal<Local, PktMeta>,
     ag_m: Signal<Local, PktMeta>,
     is_rr: Signal<Local, Bit>,
@@ -244,10 +246,12 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
             cv: Default::default(),
             cm: Default::default(),
             rv: Default::default(),
+            pre_hold: Default::default(),
             rr: Default::default(),
             dv: Default::default(),
             dc: Default::default(),
             is_fb: Default::default(),
+            trig_go: Default::default(),
             cl_m: Default::default(),
             ag_m: Default::default(),
             is_rr: Default::default(),
@@ -267,7 +271,7 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
 impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, cv, cm, rv, rr, dv, dc);
+        dff_setup!(self, clk, cv, cm, rv, rr, pre_hold, dv, dc);
         // Shared inputs.
         self.lookup.clk.next = self.clk.val();
         self.window.clk.next = self.clk.val();
@@ -319,9 +323,13 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
                 | (self.cl_m.val().ptype == self.c_nack.val()));
         self.m_axis_fb_tdata.next = self.cl_m.val();
         self.m_axis_fb_tvalid.next = self.lookup.m_axis_meta_tvalid.val() & self.is_fb.val();
-        // Into the window: a due timer trigger first, then the lookup's packets.
-        self.timer.m_axis_trig_tready.next = self.window.s_axis_pre_tready.val();
-        if self.timer.m_axis_trig_tvalid.val() {
+        // Into the window: a due timer trigger first, then the lookup's packets; a lookup packet already
+        // offered and not yet taken stays offered (`pre_hold`), so the window's input never changes while
+        // stalled. (A trigger, once due, stays valid until taken.)
+        self.trig_go.next = self.timer.m_axis_trig_tvalid.val() & !self.pre_hold.q.val();
+        self.timer.m_axis_trig_tready.next =
+            self.window.s_axis_pre_tready.val() & !self.pre_hold.q.val();
+        if self.trig_go.val() {
             self.window.s_axis_pre_tdata.next = self.timer.m_axis_trig_tdata.val();
             self.window.s_axis_pre_tvalid.next = true;
         } else {
@@ -333,8 +341,12 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
             self.lookup.m_axis_meta_tready.next = self.m_axis_fb_tready.val();
         } else {
             self.lookup.m_axis_meta_tready.next =
-                self.window.s_axis_pre_tready.val() & !self.timer.m_axis_trig_tvalid.val();
+                self.window.s_axis_pre_tready.val() & !self.trig_go.val();
         }
+        self.pre_hold.d.next = !self.trig_go.val()
+            & self.lookup.m_axis_meta_tvalid.val()
+            & !self.is_fb.val()
+            & !self.window.s_axis_pre_tready.val();
         // The window's pre-classification (duplicates, beyond the window) before the checks.
         self.m_axis_chk_tdata.next = self.window.m_axis_pre_tdata.val();
         self.m_axis_chk_tvalid.next = self.window.m_axis_pre_tvalid.val();
@@ -409,6 +421,7 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
         if self.rst.val() {
             self.cv.d.next = false;
             self.rv.d.next = false;
+            self.pre_hold.d.next = false;
             self.dv.d.next = false;
         }
     }
