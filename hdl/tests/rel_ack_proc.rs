@@ -14,8 +14,8 @@
 
 use metaroce_hdl::records::{PktMeta, TxSent};
 use metaroce_hdl::rel::ack_proc::{
-    AckProc, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_TRIM, CMD_DETECT, CMD_NACK, CMD_PEEK,
-    CMD_RTO,
+    AckProc, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM, CMD_DETECT,
+    CMD_NACK, CMD_PEEK, CMD_RTO,
 };
 use metaroce_hdl::rel::records::ConnOpen;
 use metaroce_proto::transport::loss::{LossCause, SendWindow, SentPkt, F_LOST};
@@ -33,6 +33,20 @@ struct Tb {
     /// Clean-ACK entries: (path, ev).
     clean: Vec<(u8, u16)>,
 }
+
+/// The `cause` a test records for lane `k` of a lost word: the word's cause, or [`BY_DISTANCE`] for a lane its
+/// `far` mask marks.
+fn lane_cause(w: &LaneWord, k: u32) -> u64 {
+    if w.far.to_u64() & (1 << k) != 0 {
+        BY_DISTANCE
+    } else {
+        w.cause.to_u64()
+    }
+}
+
+/// The recorded cause of a PSN a detection run declared by the reorder distance (`CAUSE_LOSS` with its lane
+/// in the word's `far` mask).
+const BY_DISTANCE: u64 = 8;
 
 fn lanes(w: &LaneWord) -> Vec<(u32, u8, u16)> {
     let mask = w.mask.to_u64();
@@ -78,7 +92,8 @@ impl Tb {
             let w = self.u.m_axis_lost_tdata.val();
             assert_ne!(w.mask.to_u64(), 0, "empty lost word");
             for (psn, p, e) in lanes(&w) {
-                self.lost.push((psn, w.cause.to_u64(), p, e));
+                let k = psn.wrapping_sub(w.psn.to_u64() as u32);
+                self.lost.push((psn, lane_cause(&w, k), p, e));
             }
         }
         if self.u.m_axis_clean_tvalid.val() && self.u.m_axis_clean_tready.val() {
@@ -282,7 +297,12 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             let mult = u64::from(m.reo_mult());
             let mut want = Vec::new();
             m.detect_losses(now, srtt, reo_wnd, |psn, rec, c| {
-                want.push((psn, CAUSE_LOSS, rec.path, rec.ev));
+                let cause = if c == LossCause::Distance {
+                    BY_DISTANCE
+                } else {
+                    CAUSE_LOSS
+                };
+                want.push((psn, cause, rec.path, rec.ev));
                 match c {
                     LossCause::Time => by_time += 1,
                     LossCause::Distance => by_distance += 1,
@@ -319,7 +339,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             let rto = 500 + rng.below(20_000);
             let mut want = Vec::new();
             m.on_rto(now, rto, |psn, rec| {
-                want.push((psn, CAUSE_LOSS, rec.path, rec.ev));
+                want.push((psn, CAUSE_RTO, rec.path, rec.ev));
             });
             by_rto += want.len();
             let c = LossCmd {
