@@ -25,8 +25,8 @@ use metaroce_hdl::cc::nscc::{self, NsccState};
 use metaroce_hdl::common::netlist::ToWords;
 use metaroce_hdl::records::{PktMeta, TxSent};
 use metaroce_hdl::rel::ack_proc::{
-    AckRes, LaneWord, LossCmd, LossRes, CAUSE_LOSS, CAUSE_NONE, CAUSE_TRIM, CMD_DETECT, CMD_NACK,
-    CMD_PEEK, CMD_RTO,
+    AckRes, LaneWord, LossCmd, LossRes, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM, CMD_DETECT,
+    CMD_NACK, CMD_PEEK, CMD_RTO,
 };
 use metaroce_hdl::rel::path_select::{
     PathClean, PathCmd, PathRes, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS,
@@ -1051,6 +1051,10 @@ macro_rules! rec_w32 {
 }
 
 /// The ACK processor's bench: its stream agents, the outputs collected, the slot ports.
+/// The recorded cause of a PSN a detection run declared by the reorder distance (`CAUSE_LOSS` with its lane in
+/// the word's `far` mask).
+const BY_DISTANCE: u64 = 8;
+
 struct AckBench {
     m: Model,
     open: StreamSource,
@@ -1066,7 +1070,7 @@ struct AckBench {
     free_slots: metaroce_sim::cosim::PortId,
     /// The outputs' `tvalid`s.
     out_valid: Vec<metaroce_sim::cosim::PortId>,
-    /// Declared PSNs: (psn, cause, path, ev).
+    /// Declared PSNs: (psn, cause or [`BY_DISTANCE`], path, ev).
     lost_got: Vec<(u32, u64, u8, u16)>,
     /// Clean-ACK entries: (path, ev).
     clean_got: Vec<(u8, u16)>,
@@ -1129,8 +1133,15 @@ impl AckBench {
         while let Some(b) = self.lost.got.pop_front() {
             assert_ne!(field::<LaneWord>(&b.data, "mask"), 0, "empty lost word");
             let cause = field::<LaneWord>(&b.data, "cause");
+            let (base, far) = (
+                field::<LaneWord>(&b.data, "psn") as u32,
+                field::<LaneWord>(&b.data, "far"),
+            );
             for (psn, p, e) in lanes(&b.data) {
-                self.lost_got.push((psn, cause, p, e));
+                // A lane the detection run declared by the reorder distance is marked in `far`.
+                let by_far = far & (1 << psn.wrapping_sub(base)) != 0;
+                let c = if by_far { BY_DISTANCE } else { cause };
+                self.lost_got.push((psn, c, p, e));
             }
         }
         while let Some(b) = self.clean.got.pop_front() {
@@ -1317,7 +1328,12 @@ fn mr_rel_20_39_ack_processor_matches_proto_send_window() {
             let mult = u64::from(m.reo_mult());
             let mut want = Vec::new();
             m.detect_losses(now, srtt, reo_wnd, |psn, rec, c| {
-                want.push((psn, CAUSE_LOSS, rec.path, rec.ev));
+                let cause = if c == LossCause::Distance {
+                    BY_DISTANCE
+                } else {
+                    CAUSE_LOSS
+                };
+                want.push((psn, cause, rec.path, rec.ev));
                 match c {
                     LossCause::Time => by_time += 1,
                     LossCause::Distance => by_distance += 1,
@@ -1356,7 +1372,7 @@ fn mr_rel_20_39_ack_processor_matches_proto_send_window() {
             let rto = 500 + rng.below(20_000);
             let mut want = Vec::new();
             m.on_rto(now, rto, |psn, rec| {
-                want.push((psn, CAUSE_LOSS, rec.path, rec.ev));
+                want.push((psn, CAUSE_RTO, rec.path, rec.ev));
             });
             by_rto += want.len();
             let c = LossCmd {
