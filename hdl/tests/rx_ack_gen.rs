@@ -13,27 +13,14 @@ use metaroce_hdl::rx::psn_window::WinInfo;
 use metaroce_proto::transport::bitmap::{sack_base, Accept, RecvWindow};
 use rust_hdl::prelude::*;
 
-struct Rng(u64);
+mod support;
+use support::{env, Rng};
 
-impl Rng {
-    fn from_env(var: &str) -> Rng {
-        let seed = std::env::var(var)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0xac4_u64);
-        println!("{var}={seed}");
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// The run's generator, seeded from `RX_ACK_SEED` (printed, so that a run replays).
+fn rng_from_env() -> Rng {
+    let seed = env("RX_ACK_SEED", 0xac4_u64);
+    println!("RX_ACK_SEED={seed}");
+    Rng(seed)
 }
 
 fn edge(uut: &mut AckGen) {
@@ -488,7 +475,7 @@ fn check_out(uut: &mut AckGen, expect: &mut std::collections::VecDeque<Ctl>, c: 
 
 #[test]
 fn mr_rel_14_18_acks_match_model_ratio_1() {
-    let mut rng = Rng::from_env("RX_ACK_SEED");
+    let mut rng = rng_from_env();
     let c = run(1, false, &mut rng, 2500);
     println!("{c:?}");
     assert!(c.acks > 1000 && c.nacks > 150);
@@ -500,7 +487,7 @@ fn mr_rel_14_18_acks_match_model_ratio_1() {
 
 #[test]
 fn mr_rel_14_16_acks_and_delay_deadlines_match_model_ratio_3() {
-    let mut rng = Rng::from_env("RX_ACK_SEED");
+    let mut rng = rng_from_env();
     let c = run(3, false, &mut rng, 1500);
     println!("adversarial {c:?}");
     assert!(c.acks > 300 && c.nacks > 100, "{c:?}");

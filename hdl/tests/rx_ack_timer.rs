@@ -9,27 +9,14 @@ use metaroce_hdl::rx::ack_timer::{AckArm, AckTimer, ACK_TIMER_LOG};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
-struct Rng(u64);
+mod support;
+use support::{env, Rng};
 
-impl Rng {
-    fn from_env(var: &str) -> Rng {
-        let seed = std::env::var(var)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0x71e_u64);
-        println!("{var}={seed}");
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// The run's generator, seeded from `RX_ACK_TIMER_SEED` (printed, so that a run replays).
+fn rng_from_env() -> Rng {
+    let seed = env("RX_ACK_TIMER_SEED", 0x71e_u64);
+    println!("RX_ACK_TIMER_SEED={seed}");
+    Rng(seed)
 }
 
 fn b<const N: usize>(v: u64) -> Bits<N> {
@@ -66,7 +53,7 @@ fn trigger_of(a: &AckArm) -> PktMeta {
 fn mr_rel_16_triggers_leave_in_order_at_their_deadline() {
     const DELAY: u64 = 200;
     let cap = 1usize << ACK_TIMER_LOG;
-    let mut rng = Rng::from_env("RX_ACK_TIMER_SEED");
+    let mut rng = rng_from_env();
     let mut uut = AckTimer::default();
     uut.connect_all();
     uut.rst.next = true;

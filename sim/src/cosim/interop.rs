@@ -15,8 +15,10 @@
 //! When the core's host is the requester, the firmware opens without data (MR-CONN-9): it sends a CTRL OPEN
 //! with `DCID = 0`, the model creates its context and announces itself with its own CTRL OPEN (MR-CONN-14),
 //! which reaches the firmware as an exception, and the firmware opens the core's connection with the model's
-//! CID and ISN. The core takes the peer's CID from the open and keeps it (docs/hardware.md), so it must be
-//! known before the core's first DATA packet.
+//! CID and ISN. With `zero_rtt` the core opens with peer CID 0 instead and sends its first DATA at once; it
+//! takes the model's CID from the first ACK that advances its snd_una (MR-CONN-7), and when the model's CTRL
+//! OPEN reaches the firmware, the firmware opens the core's receive direction with the model's ISN through a
+//! receive-only open (MR-CONN-16).
 //!
 //! **Configuration.** [`model_config`] sets the model's parameters to the core's: MTU 4096 (the core's
 //! `mtu_log` 12), receive window 2^8 packets (the core supports wlog 8 only), 8 outstanding messages per
