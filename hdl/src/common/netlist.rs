@@ -1004,10 +1004,13 @@ impl Net {
                             .filter(|&q| bit(m, q))
                             .map(|q| format!("{ax}[{q}]"))
                             .collect();
-                        rows.push(if terms.is_empty() {
-                            "1'b0".to_string()
-                        } else {
-                            xor_tree(&terms)
+                        rows.push(match terms.len() {
+                            0 => "1'b0".to_string(),
+                            1..=LIN_TERMS => xor_tree(&terms),
+                            // A reduction of the masked input: the same XOR after synthesis's constant
+                            // propagation, and a few word operations per row in Verilator instead of one
+                            // per bit.
+                            _ => format!("^({ax} & {})", Self::hex(aw, m)),
                         });
                     }
                     if rows.len() == 1 {
@@ -1085,6 +1088,10 @@ impl Net {
         s
     }
 }
+
+/// Rows of a linear map with at most this many terms are printed as XOR trees of single bits; wider rows as
+/// a reduction XOR of the masked input.
+const LIN_TERMS: usize = 8;
 
 /// A balanced XOR expression of `terms` (a flat chain would nest as deep as it is long in a parser).
 fn xor_tree(terms: &[String]) -> String {
