@@ -83,6 +83,8 @@ struct Bench {
     ctl_taken: u32,
     /// READ records (conn, msn, addr, lkey, len) as the scheduler emits them.
     rdrecs: Vec<(u64, u64, u64, u64, u64)>,
+    /// READ-response wait changes (conn, wait).
+    rwaits: Vec<(u64, bool)>,
 }
 
 impl Bench {
@@ -104,6 +106,7 @@ impl Bench {
         u.m_axis_gate_req_tready.next = r & 64 != 0;
         u.m_axis_sqe_rd_desc_tready.next = true;
         u.m_axis_dma_rd_desc_tready.next = r & 128 != 0;
+        u.m_axis_rwait_tready.next = r & 256 != 0;
         for (rd, sqe) in [(&self.sqe_rd, true), (&self.pay_rd, false)] {
             let (data, keep, last, valid) = match rd.q.front() {
                 Some(&(addr, len)) => {
@@ -225,6 +228,10 @@ impl Bench {
                 r.lkey.to_u64(),
                 r.len.to_u64(),
             ));
+        }
+        if u.m_axis_rwait_tvalid.val() && u.m_axis_rwait_tready.val() {
+            let w = u.m_axis_rwait_tdata.val();
+            self.rwaits.push((w.conn.to_u64(), w.wait));
         }
         if u.m_axis_scpl_tvalid.val() && u.m_axis_scpl_tready.val() {
             self.cpls.push(u.m_axis_scpl_tdata.val());
@@ -368,6 +375,7 @@ fn run(seed: u64) -> u32 {
         refused: 0,
         ctl_taken: 0,
         rdrecs: Vec::new(),
+        rwaits: Vec::new(),
     };
     {
         let u = &mut bench.u;
@@ -596,6 +604,16 @@ fn run(seed: u64) -> u32 {
         })
         .collect();
     assert_eq!(bench.rdrecs, want_recs, "READ records");
+    // The READ-response timer (MR-REL-58): stopped on the open; started once snd_una covers a READ that waits
+    // for its response.
+    let mut want_waits = vec![(conn as u64, false)];
+    if !reads.is_empty() {
+        want_waits.push((conn as u64, true));
+    }
+    assert_eq!(
+        bench.rwaits, want_waits,
+        "READ-response waits after the acknowledgement"
+    );
     if let Some(&first) = reads.first() {
         // The malformed SQE (posted after WR 1) completes in its place.
         let before = first + usize::from(first >= 2);
@@ -621,6 +639,12 @@ fn run(seed: u64) -> u32 {
         for _ in 0..500 {
             bench.cycle();
         }
+        // Every response arrived: the wait ends.
+        want_waits.push((conn as u64, false));
+        assert_eq!(
+            bench.rwaits, want_waits,
+            "READ-response waits after the responses"
+        );
     }
     let mut want = Vec::new();
     for (i, (wr, sq)) in wrs.iter().enumerate() {

@@ -3,8 +3,11 @@
 //! data: byte-exact memory and completions.
 
 use metaroce_proto::harness::link::LinkConfig;
+use metaroce_proto::wire::{parse_frame, PacketType};
+use metaroce_regmap::block::BlockType;
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
+use metaroce_regmap::endpoint as ep;
 use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench};
 use metaroce_sim::cosim::demo::{self, DemoConfig, DemoReport};
 use metaroce_sim::cosim::host::{self, Cq, Endpoint, Qp};
@@ -267,6 +270,89 @@ fn read_between_two_rtl_cores() {
         (0xA3, CqeOpcode::Read, CqeStatus::Success)
     );
     check_mem(&p.a, A.buf + 0x4_0000, &rd, "A's memory holds B's bytes");
+}
+
+#[test]
+fn mr_rel_58_a_read_whose_response_never_comes_fails_its_connection() {
+    let mut p = pair(LinkConfig::multipath(200_000_000_000, 4, 1_000, 200));
+    let (mut qa, _ca) = setup(&mut p.a, &A, &B);
+    let (_qb, _cb) = setup(&mut p.b, &B, &A);
+    // A's retry limit 2: with the 20 us minimum RTO, the response timer fails the connection 20 + 40 + 80 us
+    // after the READ's request was acknowledged, if no DATA comes from B meanwhile.
+    let retry = host::block_base(BlockType::Endpoint) + ep::reg::RETRY;
+    let w = p.a.read(retry).unwrap_or_else(|e| panic!("{e}"));
+    let w = ep::field::RETRY_LIMIT.insert(w, 2).expect("in range");
+    p.a.write(retry, w).unwrap_or_else(|e| panic!("{e}"));
+    host::post_send(
+        &mut p.a,
+        &mut qa,
+        &SqeRepr {
+            wr_id: 0xA4,
+            op: SqOp::Read,
+            local_addr: A.buf + 0x4_0000,
+            length: 6000,
+            lkey: A.key,
+            remote_addr: B.buf + 0x4_0000,
+            rkey: host::rkey_of(B.key),
+            solicited: false,
+        },
+    )
+    .expect("post");
+    // B acknowledges the request and sends the response, which never arrives: every DATA frame from B is
+    // lost (ACKs pass).
+    let cfg = metaroce_proto::transport::EndpointConfig::default();
+    let mut lost = 0u64;
+    let mut ack_seen_at = None;
+    let start = p.a.m.cycle();
+    while p.a.conn_err.got.is_empty() {
+        p.step_filtered(|from_a, f| {
+            if from_a {
+                return true;
+            }
+            match parse_frame(f, cfg.udp_port, cfg.dscp_trim, true).map(|x| x.m.mbh.ptype) {
+                Ok(PacketType::Data) => {
+                    lost += 1;
+                    false
+                }
+                Ok(PacketType::Ack) => {
+                    ack_seen_at.get_or_insert(0);
+                    true
+                }
+                _ => true,
+            }
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        if ack_seen_at == Some(0) {
+            ack_seen_at = Some(p.now_ns());
+        }
+        assert!(
+            p.a.m.cycle() - start < 200_000,
+            "no connection failure (B's DATA frames lost: {lost})"
+        );
+    }
+    let acked = ack_seen_at.expect("B acknowledged the READ's request");
+    let failed = p.now_ns();
+    let beat = p.a.conn_err.got.pop_front().expect("one failure");
+    assert_eq!(
+        beat.data[0] & 0xFFFF,
+        u32::from(A.conn),
+        "the READ's connection"
+    );
+    assert!(lost >= 2, "B sent the response ({lost} DATA frames)");
+    // Never early; late by at most a wheel tick and a few cycles per expiry, plus the ACK's flight.
+    let total = 20_000 + 40_000 + 80_000;
+    println!(
+        "B's DATA frames lost {lost}; the connection failed {} ns after B's ACK (timeouts {total} ns)",
+        failed - acked
+    );
+    assert!(
+        failed >= acked + total && failed <= acked + total + 3 * 2_000 + 5_000,
+        "failed {} ns after the acknowledgement (timeouts {total} ns)",
+        failed - acked
+    );
+    // Nothing else fails, and the failure is reported once.
+    p.run(2_000).unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.a.conn_err.got.is_empty() && p.b.conn_err.got.is_empty());
 }
 
 /// Runs the demo with `cfg`; a failed run (an error, a corrupt message, a bad completion) is replayed with

@@ -34,6 +34,7 @@ pub const CQ_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_CQ_DB_BASE;
 pub const CTX_WINDOW: u32 = 0x7_0000;
 
 use crate::ctx::ctx_port::CtxPort;
+use crate::rel::resp_timer::RespTimer;
 use crate::rel::sender_engine::SenderEngine;
 use crate::rx::completion::RxCompletion;
 use crate::rx::cq_writer::CqWriter;
@@ -184,7 +185,8 @@ pub struct MetaroceCore<
     pub m_axis_exc_tvalid: Signal<Out, Bit>,
     /// Exception ready.
     pub m_axis_exc_tready: Signal<In, Bit>,
-    /// A connection failed (retry limit, MR-REL-55): its index.
+    /// A connection failed (retry or RNR limit, MR-REL-55; READ response timed out beyond the retry limit,
+    /// MR-REL-58): its index.
     pub m_axis_conn_err_tdata: Signal<Out, Bits<16>>,
     /// Connection failure valid.
     pub m_axis_conn_err_tvalid: Signal<Out, Bit>,
@@ -226,6 +228,7 @@ pub struct MetaroceCore<
     cqw: CqWriter<DW, KW, QB>,
     txe: TxEngine<DW, KW>,
     snd: SenderEngine,
+    rsp: RespTimer,
     order: PeerOrder,
     fb: FrameBuild<DW, KW>,
     rdm_tx: DmaReadMux<DW, KW>,
@@ -233,6 +236,8 @@ pub struct MetaroceCore<
     wrm: DmaWriteMux<DW, KW>,
     cnt: CounterEvents<KW>,
     rd_default: DFF<Bit>,
+    err_lock: DFF<Bit>,
+    err_rsp: Signal<Local, Bit>,
     in_regs_rd: Signal<Local, Bit>,
     in_ctx_rd: Signal<Local, Bit>,
     chk_meta: Signal<Local, PktMeta>,
@@ -340,6 +345,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             cqw: CqWriter::new(),
             txe: TxEngine::new(cfg.conn_bits, cfg.qp_bits, POOL_BITS),
             snd: SenderEngine::new(cfg.conn_bits, cfg.send_slot_bits),
+            rsp: RespTimer::new(cfg.conn_bits),
             order: Default::default(),
             fb: FrameBuild::new(),
             rdm_tx: Default::default(),
@@ -347,6 +353,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             wrm: Default::default(),
             cnt: Default::default(),
             rd_default: Default::default(),
+            err_lock: Default::default(),
+            err_rsp: Default::default(),
             in_regs_rd: Default::default(),
             in_ctx_rd: Default::default(),
             chk_meta: Default::default(),
@@ -367,7 +375,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_default);
+        dff_setup!(self, clk, rd_default, err_lock);
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
         self.regs.clk.next = self.clk.val();
@@ -384,6 +392,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cqw.clk.next = self.clk.val();
         self.txe.clk.next = self.clk.val();
         self.snd.clk.next = self.clk.val();
+        self.rsp.clk.next = self.clk.val();
         self.fb.clk.next = self.clk.val();
         self.rdm_tx.clk.next = self.clk.val();
         self.rdm.clk.next = self.clk.val();
@@ -404,6 +413,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cqw.rst.next = self.rst.val();
         self.txe.rst.next = self.rst.val();
         self.snd.rst.next = self.rst.val();
+        self.rsp.rst.next = self.rst.val();
         self.fb.rst.next = self.rst.val();
         self.rdm_tx.rst.next = self.rst.val();
         self.rdm.rst.next = self.rst.val();
@@ -724,9 +734,32 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.txe.s_axis_una_tdata.next = self.snd.m_axis_una_tdata.val();
         self.txe.s_axis_una_tvalid.next = self.snd.m_axis_una_tvalid.val();
         self.snd.m_axis_una_tready.next = self.txe.s_axis_una_tready.val();
+        // The READ-response timer (MR-REL-58): wait changes from the scheduler, DATA from the peer.
+        self.rsp.now.next = self.timebase.now.val();
+        self.rsp.s_axis_wait_tdata.next = self.txe.m_axis_rwait_tdata.val();
+        self.rsp.s_axis_wait_tvalid.next = self.txe.m_axis_rwait_tvalid.val();
+        self.txe.m_axis_rwait_tready.next = self.rsp.s_axis_wait_tready.val();
+        self.rsp.s_axis_data_tdata.next = self.place_meta.val().conn;
+        self.rsp.s_axis_data_tvalid.next = self.rxe.m_axis_place_tvalid.val()
+            & self.place.s_axis_pkt_tready.val()
+            & (self.place_meta.val().ptype == 1)
+            & (self.place_meta.val().drop == 0);
+        self.rsp.cfg_rto_min_ns.next = self.epc.cfg_rto_min_ns.val();
+        self.rsp.cfg_rto_max_ns.next = self.epc.cfg_rto_max_ns.val();
+        self.rsp.cfg_retry_limit.next = self.epc.cfg_retry_limit.val();
+        // Failed connections: the sender engine's (retry and RNR limits) and the READ-response timer's, one
+        // stream; a source on offer keeps it until taken (`err_lock` for the timer's).
+        self.err_rsp.next = self.rsp.m_axis_err_tvalid.val()
+            & (self.err_lock.q.val() | !self.snd.m_axis_err_tvalid.val());
         self.m_axis_conn_err_tdata.next = self.snd.m_axis_err_tdata.val();
         self.m_axis_conn_err_tvalid.next = self.snd.m_axis_err_tvalid.val();
-        self.snd.m_axis_err_tready.next = self.m_axis_conn_err_tready.val();
+        if self.err_rsp.val() {
+            self.m_axis_conn_err_tdata.next = self.rsp.m_axis_err_tdata.val();
+            self.m_axis_conn_err_tvalid.next = true;
+        }
+        self.snd.m_axis_err_tready.next = self.m_axis_conn_err_tready.val() & !self.err_rsp.val();
+        self.rsp.m_axis_err_tready.next = self.m_axis_conn_err_tready.val() & self.err_rsp.val();
+        self.err_lock.d.next = self.err_rsp.val() & !self.m_axis_conn_err_tready.val();
         self.snd.cfg_mtu.next = self.epc.cfg_mtu.val();
         self.snd.cfg_bdp.next = self.epc.cfg_bdp.val();
         self.snd.cfg_target_ns.next = self.epc.cfg_target_ns.val();

@@ -172,6 +172,9 @@ pub struct ConnTx {
     pub wait: Bit,
     /// Retry time (ns mod 2^32) when `wait`.
     pub retry_at: Bits<32>,
+    /// The oldest unreleased message is a READ whose request is acknowledged and whose response is incomplete
+    /// (the READ-response timer runs, MR-REL-58).
+    pub rd_wait: Bit,
 }
 
 /// Destination of one connection (from its QP's context entry).

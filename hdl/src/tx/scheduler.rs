@@ -43,6 +43,7 @@ use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{ConnIdx, CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::resp_timer::RespWait;
 use crate::rx::completion::ReadDone;
 use crate::tx::msg_table::MsgTable;
 use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, ReadRec, WorkReq};
@@ -140,6 +141,14 @@ pub struct Scheduler {
     pub m_axis_rdrec_tdata: Signal<Out, ReadRec>,
     /// Valid.
     pub m_axis_rdrec_tvalid: Signal<Out, Bit>,
+    /// Changes of a connection's READ-response wait (MR-REL-58): `wait = 1` when its oldest unreleased message
+    /// becomes a READ whose request is acknowledged and whose response is incomplete, `wait = 0` when that ends
+    /// and on every open.
+    pub m_axis_rwait_tdata: Signal<Out, RespWait>,
+    /// Valid.
+    pub m_axis_rwait_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_rwait_tready: Signal<In, Bit>,
     /// Started, unreleased messages per connection (the model's `max_outstanding_msgs`, MR-SEM-11; at most the
     /// receive path's READ-table slots per connection).
     pub cfg_max_started: Signal<In, Bits<16>>,
@@ -155,6 +164,9 @@ pub struct Scheduler {
     seg: Segment,
     rdrec: DFF<ReadRec>,
     rdrec_v: DFF<Bit>,
+    rwait: DFF<RespWait>,
+    rwait_v: DFF<Bit>,
+    rw_end: DFF<Bit>,
     x_maxst: Zext<16, 32>,
     rd_ok: Signal<Local, Bit>,
     st_full: Signal<Local, Bit>,
@@ -333,12 +345,18 @@ impl Scheduler {
             m_axis_done_tready: Default::default(),
             m_axis_rdrec_tdata: Default::default(),
             m_axis_rdrec_tvalid: Default::default(),
+            m_axis_rwait_tdata: Default::default(),
+            m_axis_rwait_tvalid: Default::default(),
+            m_axis_rwait_tready: Default::default(),
             cfg_max_started: Default::default(),
             stat_wr_closed: Default::default(),
             mtab: MsgTable::new(conn_bits, pool_bits),
             seg: Segment::new(),
             rdrec: Default::default(),
             rdrec_v: Default::default(),
+            rwait: Default::default(),
+            rwait_v: Default::default(),
+            rw_end: Default::default(),
             x_maxst: Default::default(),
             rd_ok: Default::default(),
             st_full: Default::default(),
@@ -448,8 +466,8 @@ impl Logic for Scheduler {
         dff_setup!(
             self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, una_peer, wr,
             wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm,
-            pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec,
-            rdrec_v
+            pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rwait,
+            rwait_v, rw_end, rdrec_v
         );
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
@@ -524,6 +542,11 @@ impl Logic for Scheduler {
         self.m_axis_rdrec_tdata.next = self.rdrec.q.val();
         self.m_axis_rdrec_tvalid.next = self.rdrec_v.q.val();
         self.s_axis_rdone_tready.next = false;
+        self.m_axis_rwait_tdata.next = self.rwait.q.val();
+        self.m_axis_rwait_tvalid.next = self.rwait_v.q.val();
+        if self.m_axis_rwait_tready.val() {
+            self.rwait_v.d.next = false;
+        }
         // Outputs.
         self.s_axis_open_tready.next = false;
         self.s_axis_una_tready.next = false;
@@ -564,12 +587,12 @@ impl Logic for Scheduler {
         if self.st.q.val() == self.c_s_idle.val() {
             self.rr_push.d.next = false;
             self.m_new.d.next = false;
-            if self.s_axis_open_tvalid.val() {
+            if self.s_axis_open_tvalid.val() & !self.rwait_v.q.val() {
                 self.s_axis_open_tready.next = true;
                 self.open_rec.d.next = self.s_axis_open_tdata.val();
                 self.c.d.next = self.s_axis_open_tdata.val().conn;
                 self.st.d.next = self.c_s_open_wr.val();
-            } else if self.s_axis_una_tvalid.val() {
+            } else if self.s_axis_una_tvalid.val() & !self.rwait_v.q.val() {
                 self.s_axis_una_tready.next = true;
                 self.c.d.next = self.s_axis_una_tdata.val().conn;
                 self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
@@ -577,7 +600,7 @@ impl Logic for Scheduler {
                 self.op.d.next = self.c_op_una.val();
                 self.wr_backoff.d.next = false;
                 self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.s_axis_rdone_tvalid.val() {
+            } else if self.s_axis_rdone_tvalid.val() & !self.rwait_v.q.val() {
                 self.s_axis_rdone_tready.next = true;
                 self.c.d.next = self.s_axis_rdone_tdata.val().conn;
                 self.op.d.next = self.c_op_rdn.val();
@@ -631,6 +654,10 @@ impl Logic for Scheduler {
             self.mtab.conn_wr_data.next.own_wlog = self.open_rec.q.val().own_wlog;
             self.mtab.conn_wr_data.next.peer_cid = self.open_rec.q.val().peer_cid;
             self.mtab.conn_wr_data.next.syn = true;
+            // A READ-response timer of an earlier incarnation stops.
+            self.rwait.d.next.conn = self.c.q.val();
+            self.rwait.d.next.wait = false;
+            self.rwait_v.d.next = true;
             self.st.d.next = self.c_s_idle.val();
         } else if self.st.q.val() == self.c_s_rr_got.val() {
             self.c.d.next = self.rr.rd_data.val();
@@ -744,6 +771,8 @@ impl Logic for Scheduler {
             }
         } else if self.st.q.val() == self.c_s_rel_chk.val() {
             if self.cs_n.q.val().count == self.c_z16.val() {
+                self.cs_n.d.next.rd_wait = false;
+                self.rw_end.d.next = true;
                 self.st.d.next = self.c_s_wr_conn.val();
             } else {
                 self.mi.d.next = self.cs_n.q.val().head;
@@ -773,6 +802,12 @@ impl Logic for Scheduler {
                         self.st.d.next = self.c_s_rel_chk.val();
                     }
                 } else {
+                    // The release stops here: at a READ waiting for its response (MR-REL-58) or not.
+                    self.cs_n.d.next.rd_wait = self.mtab.msg_rd_data.val().started
+                        & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
+                        & !self.d_rel.val().get_bit(31)
+                        & !self.rd_ok.val();
+                    self.rw_end.d.next = true;
                     self.st.d.next = self.c_s_wr_conn.val();
                 }
             } else if self.op.q.val() == self.c_op_rtx.val() {
@@ -933,6 +968,12 @@ impl Logic for Scheduler {
             }
         } else if self.st.q.val() == self.c_s_wr_conn.val() {
             self.mtab.conn_wr_en.next = true;
+            self.rw_end.d.next = false;
+            if self.rw_end.q.val() & (self.cs_n.q.val().rd_wait != self.cs.q.val().rd_wait) {
+                self.rwait.d.next.conn = self.c.q.val();
+                self.rwait.d.next.wait = self.cs_n.q.val().rd_wait;
+                self.rwait_v.d.next = true;
+            }
             self.rr_wr.next = self.rr_push.q.val();
             self.st.d.next = self.c_s_idle.val();
         } else {
@@ -953,6 +994,8 @@ impl Logic for Scheduler {
         }
         if self.rst.val() {
             self.rdrec_v.d.next = false;
+            self.rwait_v.d.next = false;
+            self.rw_end.d.next = false;
             self.st.d.next = self.c_s_idle.val();
             self.wr_hold.d.next = false;
             self.wr_backoff.d.next = false;

@@ -29,6 +29,7 @@ use crate::blocks::BlockSpec;
 use crate::dma::DmaDesc;
 use crate::records::{Completion, CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::resp_timer::RespWait;
 use crate::rx::completion::ReadDone;
 use crate::rx::records::ReadReq;
 use crate::tx::payload_read::PayloadRead;
@@ -114,6 +115,12 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub m_axis_rdrec_tdata: Signal<Out, ReadRec>,
     /// Valid.
     pub m_axis_rdrec_tvalid: Signal<Out, Bit>,
+    /// Changes of a connection's READ-response wait, for the READ-response timer (see the scheduler).
+    pub m_axis_rwait_tdata: Signal<Out, RespWait>,
+    /// Valid.
+    pub m_axis_rwait_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_rwait_tready: Signal<In, Bit>,
     /// Gate requests.
     pub m_axis_gate_req_tdata: Signal<Out, GateReq>,
     /// Valid.
@@ -225,6 +232,9 @@ impl<const DW: usize, const KW: usize> TxEngine<DW, KW> {
             s_axis_rdone_tready: Default::default(),
             m_axis_rdrec_tdata: Default::default(),
             m_axis_rdrec_tvalid: Default::default(),
+            m_axis_rwait_tdata: Default::default(),
+            m_axis_rwait_tvalid: Default::default(),
+            m_axis_rwait_tready: Default::default(),
             cfg_poll_ns: Default::default(),
             cfg_retry_lead_ns: Default::default(),
             cfg_wr_en: Default::default(),
@@ -370,6 +380,9 @@ impl<const DW: usize, const KW: usize> Logic for TxEngine<DW, KW> {
         self.s_axis_rdone_tready.next = self.sched.s_axis_rdone_tready.val();
         self.m_axis_rdrec_tdata.next = self.sched.m_axis_rdrec_tdata.val();
         self.m_axis_rdrec_tvalid.next = self.sched.m_axis_rdrec_tvalid.val();
+        self.m_axis_rwait_tdata.next = self.sched.m_axis_rwait_tdata.val();
+        self.m_axis_rwait_tvalid.next = self.sched.m_axis_rwait_tvalid.val();
+        self.sched.m_axis_rwait_tready.next = self.m_axis_rwait_tready.val();
         self.sched.cfg_poll_ns.next = self.cfg_poll_ns.val();
         self.sched.cfg_retry_lead_ns.next = self.cfg_retry_lead_ns.val();
         self.sched.cfg_dscp_data.next = self.cfg_dscp_data.val();

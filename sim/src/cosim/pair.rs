@@ -39,14 +39,27 @@ impl NicPair {
 
     /// One clock cycle of both cores, then frames move between them and the links.
     pub fn step(&mut self) -> Result<(), BenchError> {
+        self.step_filtered(|_, _| true)
+    }
+
+    /// [`NicPair::step`] with a fault of the test's own: a frame a core sent enters the link only if
+    /// `keep(from_a, frame)` (dropped frames are not counted by the link).
+    pub fn step_filtered(
+        &mut self,
+        mut keep: impl FnMut(bool, &[u8]) -> bool,
+    ) -> Result<(), BenchError> {
         self.a.step()?;
         self.b.step()?;
         let now = self.now_ns();
         while let Some((f, _)) = self.a.tx.pop_frame() {
-            self.ab.send(now, f);
+            if keep(true, &f) {
+                self.ab.send(now, f);
+            }
         }
         while let Some((f, _)) = self.b.tx.pop_frame() {
-            self.ba.send(now, f);
+            if keep(false, &f) {
+                self.ba.send(now, f);
+            }
         }
         while let Some(f) = self.ab.pop_due(now) {
             self.b.rx.push_frame(&f, 0);
