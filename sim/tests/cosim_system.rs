@@ -5,6 +5,7 @@
 use metaroce_proto::harness::link::LinkConfig;
 use metaroce_proto::wire::{parse_frame, PacketType};
 use metaroce_regmap::block::BlockType;
+use metaroce_regmap::counters::CounterId;
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
 use metaroce_regmap::endpoint as ep;
@@ -353,6 +354,61 @@ fn mr_rel_58_a_read_whose_response_never_comes_fails_its_connection() {
     // Nothing else fails, and the failure is reported once.
     p.run(2_000).unwrap_or_else(|e| panic!("{e}"));
     assert!(p.a.conn_err.got.is_empty() && p.b.conn_err.got.is_empty());
+}
+
+/// MR-REL-18, MR-WIRE-35: a 50 Gb/s path behind a 100 Gb/s sender queues, and marks CE on the DATA frames that
+/// find more than 16 KiB queued. The receiver counts every CE-marked DATA packet (`ecn_ce_received`, equal to
+/// the frames the link marked: nothing is lost) and its ACKs echo the marks, which the sender counts
+/// (`ece_received`); the data arrives byte-exact.
+#[test]
+fn ce_marked_data_is_counted_and_echoed_in_ece_acks() {
+    let mut link = LinkConfig::multipath(200_000_000_000, 1, 1_000, 0);
+    link.paths[0].rate_bps = 50_000_000_000;
+    link.ecn_threshold_bytes = 16 * 1024;
+    let mut p = pair(link);
+    let (mut qa, mut ca) = setup(&mut p.a, &A, &B);
+    let (_qb, _cb) = setup(&mut p.b, &B, &A);
+    let len = 256 * 1024;
+    let data = pattern(11, len);
+    p.a.dma.mem.write(A.buf, &data);
+    host::post_send(
+        &mut p.a,
+        &mut qa,
+        &SqeRepr {
+            wr_id: 0xEC,
+            op: SqOp::Write,
+            local_addr: A.buf,
+            length: len as u32,
+            lkey: A.key,
+            remote_addr: B.buf,
+            rkey: host::rkey_of(B.key),
+            solicited: false,
+        },
+    )
+    .expect("post");
+    let c = wait_cqe(&mut p, true, &mut ca, 1_000_000);
+    assert_eq!(
+        (c.wr_id, c.status),
+        (0xEC, CqeStatus::Success),
+        "the WRITE completes"
+    );
+    check_mem(&p.b, B.buf, &data, "B's memory holds the data");
+    let stats = *p.ab.stats();
+    let cb = demo::read_counters(&mut p.b).unwrap_or_else(|e| panic!("{e}"));
+    let ca = demo::read_counters(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    let ce = cb[CounterId::EcnCeReceived as usize];
+    let ece = ca[CounterId::EceReceived as usize];
+    println!(
+        "link A->B marked {} of {} frames; B counted {ce} CE-marked packets, A {ece} ACKs with ECE",
+        stats.ecn_marked, stats.sent
+    );
+    assert_eq!(stats.dropped(), 0, "the link lost nothing");
+    assert!(stats.ecn_marked > 0, "the queue never passed the threshold");
+    assert_eq!(
+        ce, stats.ecn_marked,
+        "B counts every CE-marked packet the link delivered"
+    );
+    assert!(ece > 0, "B's ACKs echo the marks");
 }
 
 /// Runs the demo with `cfg`; a failed run (an error, a corrupt message, a bad completion) is replayed with
