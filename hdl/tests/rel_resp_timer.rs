@@ -9,17 +9,13 @@ use metaroce_hdl::rel::timer_wheel::TICK_NS;
 use rust_hdl::prelude::*;
 
 mod support;
-use support::{env, Rng};
+use support::{b, env, Rng};
 
 const CONN_BITS: u32 = 4;
 const STEP_NS: u64 = 64;
 const RTO_MIN: u64 = 20_000;
 const RTO_MAX: u64 = 100_000;
 const LIMIT: u64 = 3;
-
-fn b<const N: usize>(v: u64) -> Bits<N> {
-    v.into()
-}
 
 fn edge(uut: &mut RespTimer) {
     assert!(simulate(uut, 200));
@@ -42,10 +38,10 @@ fn slack() -> u64 {
 fn timer(now: u64) -> RespTimer {
     let mut uut = RespTimer::new(CONN_BITS);
     uut.connect_all();
-    uut.cfg_rto_min_ns.next = b(RTO_MIN);
-    uut.cfg_rto_max_ns.next = b(RTO_MAX);
-    uut.cfg_retry_limit.next = b(LIMIT);
-    uut.now.next = b(now);
+    uut.cfg_rto_min_ns.next = b(u128::from(RTO_MIN));
+    uut.cfg_rto_max_ns.next = b(u128::from(RTO_MAX));
+    uut.cfg_retry_limit.next = b(u128::from(LIMIT));
+    uut.now.next = b(u128::from(now));
     uut.rst.next = true;
     edge(&mut uut);
     uut.rst.next = false;
@@ -78,17 +74,17 @@ fn mr_rel_58_a_read_without_response_fails_its_connection_after_the_retries() {
     let mut pending: Option<RespWait> = None;
     for cycle in 0..120_000u64 {
         now += STEP_NS;
-        uut.now.next = b(now);
+        uut.now.next = b(u128::from(now));
         // Connections 0..8 get DATA often (they never fail while it comes), the rest rarely.
         let data_conn = rng.below(n as u64) as usize;
         let data = rng.below(if data_conn < 8 { 20 } else { 4000 }) == 0;
         uut.s_axis_data_tvalid.next = data;
-        uut.s_axis_data_tdata.next = b(data_conn as u64);
+        uut.s_axis_data_tdata.next = b(data_conn as u128);
         if pending.is_none() && rng.below(300) == 0 {
             let c = rng.below(n as u64);
             // Mostly starts; a cancel now and then.
             pending = Some(RespWait {
-                conn: b(c),
+                conn: b(u128::from(c)),
                 wait: rng.below(5) != 0,
             });
         }
@@ -148,7 +144,7 @@ fn mr_rel_58_steady_data_from_the_peer_keeps_a_waiting_read_alive() {
     let mut now = 1_000_000u64;
     let mut uut = timer(now);
     uut.s_axis_wait_tdata.next = RespWait {
-        conn: b(5),
+        conn: b(5u128),
         wait: true,
     };
     uut.s_axis_wait_tvalid.next = true;
@@ -157,11 +153,11 @@ fn mr_rel_58_steady_data_from_the_peer_keeps_a_waiting_read_alive() {
     let mut failed_at = None;
     for cycle in 0..40_000u64 {
         now += STEP_NS;
-        uut.now.next = b(now);
+        uut.now.next = b(u128::from(now));
         // DATA every 10 us (half the base timeout) for the first 1.5 ms, then silence.
         let talking = now - start < 1_500_000;
         uut.s_axis_data_tvalid.next = talking && cycle % (10_000 / STEP_NS) == 0;
-        uut.s_axis_data_tdata.next = b(5);
+        uut.s_axis_data_tdata.next = b(5u128);
         assert!(simulate(&mut uut, 200));
         let taken = uut.s_axis_wait_tvalid.val() && uut.s_axis_wait_tready.val();
         if uut.m_axis_err_tvalid.val() {
