@@ -215,9 +215,10 @@ fn mr_cc_13_timeout_and_event_latencies() {
     assert_eq!(u.st_out.val().cwnd.to_u64(), 4096);
     let l_pace = event(&mut u, nscc::EV_PACE, 300, 0, 0, false, 4160);
     println!("latencies: ack {l_ack}, repath {l_rep}, timeout {l_to}, pace {l_pace}");
-    // The divisions finish early on small dividends: 4096 * (target - delay) < 2^32 takes 16 iterations,
-    // 4160 * 8e9 < 2^48 takes 24 (see `Divider`).
-    assert_eq!((l_ack, l_rep, l_to, l_pace), (27, 6, 3, 32));
+    // The divisions take iterations for their quotients' nibbles only (see `Divider`): the ACK's increase
+    // 4096 * (target - delay) / target leaves 4 nibbles (8 iterations), the pacing gap's two divisions
+    // 4160 * 8e9 / 100e9 (3 nibbles) and 4160 * 10000 / 4096 (4 nibbles, 8 iterations) run side by side.
+    assert_eq!((l_ack, l_rep, l_to, l_pace), (20, 6, 3, 17));
     // 4160 B at 100 Gb/s = 332 ns; 4160 * 10000 / 4096 = 10156 ns.
     assert_eq!(u.gap.val().to_u64(), 10_156);
 }

@@ -2318,3 +2318,72 @@ fn mr_rel_4_mr_cc_1_2_gate_matches_the_model_rules() {
         "{counts:?}"
     );
 }
+
+#[test]
+fn mr_cc_14_divider_matches_rust_division_and_its_stated_latency() {
+    use metaroce_hdl::cc::divider::Divider;
+    let seed = seed("divider", 0xd1_71de);
+    let n = iters(4_000);
+    let kind = model("metaroce_cc_divider", &cosim_config());
+    let pt = |name: &str| port(&kind, name);
+    let mut m = kind.instance();
+    reset(&mut m, pt("rst"));
+    let reference = Divider::<64, 64>::new(2);
+    let mut rng = Rng::new(seed);
+    // An operand of a random bit length, so that every normalisation case occurs.
+    let sized = |rng: &mut Rng| {
+        let len = rng.below(65);
+        if len == 0 {
+            0
+        } else {
+            rng.next_u64() >> (64 - len)
+        }
+    };
+    let mut zero_divisors = 0;
+    for i in 0..n {
+        let a = sized(&mut rng);
+        let b = if i % 97 == 0 {
+            0
+        } else {
+            sized(&mut rng).max(1)
+        };
+        zero_divisors += usize::from(b == 0);
+        m.set(pt("dividend"), a);
+        m.set(pt("divisor"), b);
+        m.set_bit(pt("start"), true);
+        m.step();
+        m.set_bit(pt("start"), false);
+        m.eval();
+        let mut cycles = 1;
+        while m.get(pt("done")) == 0 {
+            assert_eq!(
+                m.get(pt("busy")),
+                1,
+                "{a} / {b} (seed {seed}): busy low before done"
+            );
+            m.step();
+            m.eval();
+            cycles += 1;
+            assert!(
+                cycles <= reference.max_latency(),
+                "{a} / {b} (seed {seed}): no result"
+            );
+        }
+        let want = a.checked_div(b).map_or((u64::MAX, a), |q| (q, a % b));
+        assert_eq!(
+            (m.get(pt("quotient")), m.get(pt("remainder"))),
+            want,
+            "{a} / {b} (seed {seed})"
+        );
+        assert_eq!(
+            cycles,
+            reference.latency_for(u128::from(a), u128::from(b)),
+            "{a} / {b} (seed {seed}): latency"
+        );
+        // Idle cycles between divisions.
+        for _ in 0..rng.below(3) {
+            m.step();
+        }
+    }
+    assert!(zero_divisors > 0);
+}

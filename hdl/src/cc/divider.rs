@@ -7,23 +7,27 @@
 //! `done` is high for one cycle (and `busy` low) and `quotient` / `remainder` hold the result (they keep it
 //! until the next result). A `start` while `busy` is ignored.
 //!
-//! Early finish: the cycle after `start` (the normalisation step) skips the dividend's leading 16-bit groups
-//! that are zero (when `N` is a multiple of 16 and `R` divides 16): a restoring step on a leading zero bit
-//! leaves the remainder 0 and adds a quotient bit 0, so skipping them changes nothing but the time. With
-//! `s` the significant bits of the dividend rounded up to a whole group (at least one group), the division
-//! takes `s / R` iterations: latency `s / R + 2` cycles from `start` to `done` ([`Divider::latency_for`]),
-//! at most `N / R + 2`. The NSCC instance uses `N = 64, M = 64, R = 2`: a dividend below 2^32 (the
-//! window-increase products of 4 KiB ACKs) takes 18 cycles instead of 34; see `cc::nscc` for the rates.
+//! Early finish: two normalisation cycles after `start` skip what the restoring recurrence would spend on
+//! quotient bits that are known to be 0. With `na` the dividend's significant nibbles (4-bit groups) and `hd`
+//! the index of the divisor's highest non-zero nibble, the dividend's top `na - hd` nibbles are below the
+//! divisor (`< 2^(4 hd)`, which is at most the divisor), so the recurrence would shift them into the remainder
+//! producing quotient bits 0: they are loaded into the remainder at once, and the iterations process the
+//! remaining `k = max(na - hd, 0)` nibbles: `4k / R` iterations, latency `4k / R + 3` cycles from `start` to
+//! `done` ([`Divider::latency_for`]), at most `N / R + 3`. With `k = 0` (a dividend below `2^(4 hd)`) the
+//! quotient is 0 and the remainder the dividend, three cycles after `start`. The quotient has at most `4k`
+//! significant bits, so the latency follows the quotient's size, not the operands': the NSCC instance
+//! (`N = 64, M = 64, R = 2`) divides `4 KiB x 10 us` by a window of 64 KiB (a 12-bit quotient) in 9 cycles.
 //!
-//! Division by zero (never requested by NSCC, whose divisors are >= 1): nothing is skipped, the quotient is
-//! all ones and the remainder is the low `M` bits of the dividend (what the restoring recurrence gives).
+//! Division by zero (never requested by NSCC, whose divisors are >= 1): nothing is skipped (`k = N / 4`), the
+//! quotient is all ones and the remainder is the low `M` bits of the dividend (what the recurrence gives).
 //!
-//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the
-//! normalisation is a group OR and a 4-way select.
+//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the first
+//! normalisation step is two nibble priority encoders and a subtraction, the second two shifts by a multiple
+//! of 4 (17-way selects).
 
 use rust_hdl::prelude::*;
 
-/// The divider (see the module docs). `2 <= N <= 128`, `M <= 127`, `R` divides `N`.
+/// The divider (see the module docs). `4 <= N <= 128` a multiple of 4, `1 <= M <= N`, `R` 1, 2 or 4.
 #[derive(LogicBlock)]
 pub struct Divider<const N: usize, const M: usize> {
     /// Clock.
@@ -50,8 +54,13 @@ pub struct Divider<const N: usize, const M: usize> {
 
 #[derive(Clone, Copy, Default, Debug)]
 struct DivState {
-    prep: bool,
+    /// First normalisation cycle: the operand sizes.
+    size: bool,
+    /// Second normalisation cycle: the operands aligned.
+    align: bool,
     busy: bool,
+    /// Nibbles of the dividend left for the iterations (`k` of the module docs).
+    nib: usize,
     cnt: usize,
     rem: u128,
     quo: u128,
@@ -62,10 +71,10 @@ struct DivState {
 }
 
 impl<const N: usize, const M: usize> Divider<N, M> {
-    /// A divider producing `bits_per_cycle` quotient bits per cycle (`bits_per_cycle` divides `N`).
+    /// A divider producing `bits_per_cycle` quotient bits per cycle (1, 2 or 4).
     pub fn new(bits_per_cycle: usize) -> Self {
-        assert!((2..=128).contains(&N) && (1..128).contains(&M));
-        assert!(bits_per_cycle >= 1 && N.is_multiple_of(bits_per_cycle));
+        assert!((4..=128).contains(&N) && N.is_multiple_of(4) && (1..=N).contains(&M));
+        assert!(matches!(bits_per_cycle, 1 | 2 | 4));
         Divider {
             clk: Default::default(),
             rst: Default::default(),
@@ -81,35 +90,31 @@ impl<const N: usize, const M: usize> Divider<N, M> {
         }
     }
 
-    /// Width of the groups of leading zero bits the normalisation skips (`N` when it skips none).
-    fn group(&self) -> usize {
-        if N.is_multiple_of(16) && 16_usize.is_multiple_of(self._r) {
-            16
-        } else {
-            N
+    /// Nibbles of the dividend that the iterations process (`k` of the module docs): `N / 4` for a zero
+    /// divisor, else the dividend's significant nibbles less the divisor's whole nibbles below its top bit.
+    fn nibbles(dividend: u128, divisor: u128) -> usize {
+        if divisor == 0 {
+            return N / 4;
         }
+        let na = (128 - dividend.leading_zeros() as usize).div_ceil(4);
+        let hd = (127 - divisor.leading_zeros() as usize) / 4;
+        na.saturating_sub(hd)
     }
 
     /// Iterations for `dividend / divisor` (see the module docs).
     fn iterations(&self, dividend: u128, divisor: u128) -> usize {
-        let g = self.group();
-        let sig = (128 - dividend.leading_zeros()) as usize;
-        let bits = if divisor == 0 {
-            N
-        } else {
-            sig.div_ceil(g).max(1) * g
-        };
-        bits / self._r
+        Self::nibbles(dividend, divisor) * 4 / self._r
     }
 
     /// Cycles from `start` to `done` for these operands.
     pub fn latency_for(&self, dividend: u128, divisor: u128) -> usize {
-        self.iterations(dividend, divisor) + 2
+        self.iterations(dividend, divisor) + 3
     }
 
-    /// The longest latency (a dividend with its top group non-zero, or a zero divisor).
+    /// The longest latency (a zero divisor, or a dividend with its top nibble non-zero and a divisor below
+    /// 16).
     pub fn max_latency(&self) -> usize {
-        N / self._r + 2
+        N / self._r + 3
     }
 
     fn mask(bits: usize) -> u128 {
@@ -139,13 +144,25 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
             s.done = false;
             if self.rst.val() {
                 s = DivState::default();
-            } else if s.prep {
-                // Normalisation: skip the dividend's leading zero groups.
-                s.prep = false;
-                s.busy = true;
-                s.cnt = self.iterations(s.quo, s.dv);
-                let shift = N - s.cnt * self._r;
-                s.quo = (s.quo << shift) & Self::mask(N);
+            } else if s.size {
+                s.size = false;
+                s.align = true;
+                s.nib = Self::nibbles(s.quo, s.dv);
+            } else if s.align {
+                // The leading nibbles go into the remainder at once (they are below the divisor), the rest
+                // is left-aligned for the iterations.
+                s.align = false;
+                let bits = 4 * s.nib;
+                if bits == 0 {
+                    s.done = true;
+                    s.q_out = 0;
+                    s.r_out = s.quo & Self::mask(M);
+                } else {
+                    s.busy = true;
+                    s.cnt = bits / self._r;
+                    s.rem = if bits >= 128 { 0 } else { s.quo >> bits };
+                    s.quo = (s.quo << (N - bits)) & Self::mask(N);
+                }
             } else if s.busy {
                 let (mut rem, mut quo) = (s.rem, s.quo);
                 for _ in 0..self._r {
@@ -161,14 +178,14 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
                     s.r_out = rem & Self::mask(M);
                 }
             } else if self.start.val() {
-                s.prep = true;
+                s.size = true;
                 s.rem = 0;
                 s.quo = self.dividend.val().to_u128();
                 s.dv = self.divisor.val().to_u128();
             }
             self._st = s;
         }
-        self.busy.next = self._st.busy || self._st.prep;
+        self.busy.next = self._st.busy || self._st.size || self._st.align;
         self.done.next = self._st.done;
         self.quotient.next = self._st.q_out.to_bits();
         self.remainder.next = self._st.r_out.to_bits();
@@ -185,43 +202,59 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         let r = self._r;
         let steps = N / r;
         let cw = usize::BITS as usize - steps.leading_zeros() as usize;
-        // The normalisation step: the highest non-zero group of the dividend decides the iterations.
-        let g = self.group();
-        let mut norm = format!(
-            "      if (dv_q == {M}'d0) begin\n         cnt_q <= {cw}'d{steps};\n      end\n"
-        );
-        for h in (0..N / g).rev() {
-            let its = (h + 1) * g / r;
-            let shift = N - (h + 1) * g;
-            if h == 0 {
-                norm.push_str("      else begin\n");
-            } else {
-                norm.push_str(&format!(
-                    "      else if (|quo_q[{}:{}]) begin\n",
-                    (h + 1) * g - 1,
-                    h * g
-                ));
-            }
-            norm.push_str(&format!("         cnt_q <= {cw}'d{its};\n"));
-            if shift != 0 {
-                norm.push_str(&format!(
-                    "         quo_q <= {{quo_q[{}:0], {shift}'d0}};\n",
-                    N - shift - 1
-                ));
-            }
-            norm.push_str("      end\n");
+        let nibs = N / 4;
+        // Width of a nibble count 0..=N/4.
+        let kw = usize::BITS as usize - nibs.leading_zeros() as usize;
+        let dnibs = M.div_ceil(4);
+        // The priority encoders, unrolled: the last non-zero nibble wins.
+        let mut enc = format!("   na_n = {kw}'d0;\n");
+        for k in 0..nibs {
+            enc.push_str(&format!(
+                "   if (|quo_q[{}:{}]) na_n = {kw}'d{};\n",
+                4 * k + 3,
+                4 * k,
+                k + 1
+            ));
         }
+        enc.push_str(&format!("   hd_n = {kw}'d0;\n"));
+        for k in 1..dnibs {
+            enc.push_str(&format!(
+                "   if (|dv_pad[{}:{}]) hd_n = {kw}'d{k};\n",
+                4 * k + 3,
+                4 * k
+            ));
+        }
+        let zext = |w: usize, from: usize, e: &str| {
+            if w > from {
+                format!("{{{}'d0, {e}}}", w - from)
+            } else {
+                e.to_string()
+            }
+        };
+        let dv_pad = zext(4 * dnibs, M, "dv_q");
+        let nib_c = zext(cw, kw, "nib_q");
+        let rem_al = if M + 1 > N {
+            zext(M + 1, N, "rem_al")
+        } else {
+            format!("rem_al[{M}:0]")
+        };
         Verilog::Custom(format!(
             "\
-// Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after a normalisation step.
+// Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after two normalisation steps.
 reg [{m}:0] rem_q;
 reg [{n1}:0] quo_q;
 reg [{m1}:0] dv_q;
 reg [{c1}:0] cnt_q;
+reg [{k1}:0] nib_q;
 reg busy_q;
-reg prep_q;
+reg size_q;
+reg align_q;
 reg [{m}:0] rem_n;
 reg [{n1}:0] quo_n;
+// Significant nibbles of the dividend; index of the divisor's highest non-zero nibble.
+wire [{dn4}:0] dv_pad = {dv_pad};
+reg [{k1}:0] na_n;
+reg [{k1}:0] hd_n;
 integer k;
 always @(*) begin
    rem_n = rem_q;
@@ -235,22 +268,47 @@ always @(*) begin
       end
    end
 end
+always @(*) begin
+{enc}end
+// The dividend with its leading nibbles (below the divisor) as the first remainder.
+wire [{n1}:0] rem_al = quo_q >> {{nib_q, 2'b00}};
 always @(posedge clk) begin
    done <= 1'b0;
    if (rst) begin
-      prep_q <= 1'b0;
+      size_q <= 1'b0;
+      align_q <= 1'b0;
       busy_q <= 1'b0;
       cnt_q <= {cw}'d0;
+      nib_q <= {kw}'d0;
       rem_q <= {m1p1}'d0;
       quo_q <= {n}'d0;
       dv_q <= {m}'d0;
       quotient <= {n}'d0;
       remainder <= {m}'d0;
-   end else if (prep_q) begin
-      // Normalisation: skip the dividend's leading zero groups.
-      prep_q <= 1'b0;
-      busy_q <= 1'b1;
-{norm}   end else if (busy_q) begin
+   end else if (size_q) begin
+      // Normalisation, first step: the nibbles the iterations need (all for a zero divisor).
+      size_q <= 1'b0;
+      align_q <= 1'b1;
+      if (dv_q == {m}'d0)
+         nib_q <= {kw}'d{nibs};
+      else if (na_n > hd_n)
+         nib_q <= na_n - hd_n;
+      else
+         nib_q <= {kw}'d0;
+   end else if (align_q) begin
+      // Second step: the leading nibbles (below the divisor) into the remainder, the rest left-aligned.
+      align_q <= 1'b0;
+      if (nib_q == {kw}'d0) begin
+         done <= 1'b1;
+         quotient <= {n}'d0;
+         remainder <= quo_q[{m1}:0];
+      end else begin
+         busy_q <= 1'b1;
+         cnt_q <= {nib_c} * {cw}'d{mul};
+         rem_q <= {rem_al};
+         quo_q <= quo_q << ({nb}'d{n} - {{nib_q, 2'b00}});
+      end
+   end else if (busy_q) begin
       rem_q <= rem_n;
       quo_q <= quo_n;
       cnt_q <= cnt_q - {cw}'d1;
@@ -261,13 +319,13 @@ always @(posedge clk) begin
          remainder <= rem_n[{m1}:0];
       end
    end else if (start) begin
-      prep_q <= 1'b1;
+      size_q <= 1'b1;
       rem_q <= {m1p1}'d0;
       quo_q <= dividend;
       dv_q <= divisor;
    end
 end
-always @(*) busy = busy_q | prep_q;
+always @(*) busy = busy_q | size_q | align_q;
 ",
             m = M,
             m1 = M - 1,
@@ -276,6 +334,10 @@ always @(*) busy = busy_q | prep_q;
             n1 = N - 1,
             n2 = N - 2,
             c1 = cw - 1,
+            k1 = kw - 1,
+            dn4 = 4 * dnibs - 1,
+            mul = 4 / r,
+            nb = kw + 2,
         ))
     }
 }

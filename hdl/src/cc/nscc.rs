@@ -20,12 +20,12 @@
 //! hardware), `target_ns < 2^31`, RTT samples `< 2^31` (MR-REL-26 discards larger ones), `bytes < 2^16`,
 //! `line_rate_bps < 2^34`... `< 2^64` (only a divisor). Times (`now`, stamps) are full 64-bit ns.
 //!
-//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 27
-//! (a product below 2^32: the divider skips its zero upper half; up to 43 for products of 48 bits and more),
-//! ACK without a multiplication (repath, suppressed decrease) 6, timeout 3, pacing 32 for a 4 KiB packet
-//! (the two divisions run in parallel; `bytes * 8e9` of up to 2^48 takes 24 iterations); `ready` is high in
-//! idle, one cycle after `done`. Rate: one ACK event per ~28 cycles, one pacing event per ~33, i.e. more
-//! than one per ACK and per sent packet of >= ~2 KiB at 512 bits;
+//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 20
+//! for a 4 KiB ACK (the divider iterates over the quotient's nibbles only: 8 iterations here; in general 12
+//! plus 2 per nibble the divider processes), ACK without a multiplication (repath, suppressed decrease) 6,
+//! timeout 3, pacing 17 for a 4 KiB packet (the two divisions run in parallel and the longer one counts);
+//! `ready` is high in idle, one cycle after `done`. Rate: one ACK event per ~21 cycles, one pacing event per
+//! ~18, i.e. more than one per ACK and per sent packet of >= ~1.3 KiB at 512 bits;
 //! smaller packets need the caller to keep the previous gap (see the sender engine).
 //!
 //! Per-connection state ([`NsccState`]): 257 bits (cwnd, srtt, min_rtt, last_d 32 bits each; the min_rtt
@@ -469,7 +469,7 @@ impl Logic for NsccUnit {
         } else if self.state.q.val() == self.s_div_wait.val() {
             // The result(s): the dividers finish early by their dividends' sizes (see `Divider`); the
             // second one runs only for the pacing gap, whose two divisions may end in either order.
-            if self.div0.done.val()
+            if (self.kind_r.q.val() != self.k_ev_pace.val() && self.div0.done.val())
                 || (self.kind_r.q.val() == self.k_ev_pace.val()
                     && !self.div0.busy.val()
                     && !self.div1.busy.val())
