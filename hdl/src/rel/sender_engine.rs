@@ -22,9 +22,10 @@
 //!
 //! Operation: one command at a time, chosen in idle with the priority open > pacing write-back > sent >
 //! feedback > timer > gate request, so a command always reads the state the previous one wrote (no forwarding
-//! is needed). The one computation that runs beside the commands is a sent packet's pacing gap, in a second
-//! NSCC instance (`pacer`): a sent report is taken only while no gap is pending, a gate request or an open of
-//! the paced connection waits until the gap is written back, and the write-back is a command of its own.
+//! is needed). The one computation that runs beside the commands is an allowed packet's pacing gap, in a
+//! second NSCC instance (`pacer`): it starts at the gate's decision when the instance is free, else with the
+//! packet's sent report (taken only once the instance is free); a gate request or an open of the paced
+//! connection waits until the gap is written back, and the write-back is a command of its own.
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
 //! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
 //! starts only while the register is empty and the FIFO has room for a whole window's declarations
@@ -38,9 +39,12 @@
 //! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] initial (`cwnd = cfg_bdp`, MR-CC-7;
 //!   `reo_mult = 1`), the EV set drawn from the open's seed (MR-PATH-1), the timer disarmed.
 //! * Sent: [`AckProc`] records the transmission (MR-REL-32); the RTO is armed at `now + rto` if it was not
-//!   (MR-REL-40); the pacing instance computes NSCC's gap for the charged size (MR-CC-14) with the state after
-//!   the command, and the write-back sets the pacing time to `t + gap` (MR-CC-2), `t` the time the gate let the
-//!   packet go (or its timestamp, if later).
+//!   (MR-REL-40). The pacing instance computes NSCC's gap for the charged size (MR-CC-14), with the state the
+//!   gate decided on (or, when the instance was busy then, the state at the sent report), and the write-back
+//!   sets the pacing time to `t + gap` (MR-CC-2), `t` the time the gate let the packet go (the packet's
+//!   timestamp is older: it is taken when the packet is formed). Starting at the decision lets a paced
+//!   connection's next request wait only for the computation (17 cycles for 4 KiB), not also for the sent
+//!   report behind it.
 //! * ACK (`ptype` 2), as `send::on_ack`: the RTT sample (MR-REL-26); the reordering multiplier (MR-REL-59,
 //!   DUP = aflags bit 6); [`AckProc`]'s ACK processing, whose clean words (no ECE, aflags bit 7) make the
 //!   entries of the newly covered packets ready for reuse (MR-PATH-3); for a valid ACK: progress resets the
@@ -308,6 +312,9 @@ pub struct SenderEngine {
     pace_gap: DFF<Bits<32>>,
     /// The gap is not zero.
     pace_nz: DFF<Bit>,
+    /// The pacing computation of the packet the gate allowed last started at the decision, so its sent report
+    /// starts none.
+    pre_paced: DFF<Bit>,
     /// When the gate last let a packet go (ns mod 2^32), and its connection.
     g_t0: DFF<Bits<32>>,
     g_conn: DFF<Bits<16>>,
@@ -366,6 +373,9 @@ pub struct SenderEngine {
     resp: DFF<GateResp>,
     open_r: DFF<ConnOpen>,
     srtt_q: DFF<Bits<64>>,
+    /// The RTT estimator's state after an ACK's sample, and whether it came.
+    rtt_st: DFF<RttState>,
+    rtt_ok: DFF<Bit>,
     rto_q: DFF<Bits<32>>,
     reo_q: DFF<Bits<32>>,
     nk: DFF<Bits<3>>,
@@ -391,6 +401,7 @@ pub struct SenderEngine {
     s64: Signal<Local, Bits<64>>,
     zx_b: Signal<Local, Zx32>,
     zx_c: Signal<Local, Zx16w>,
+    zx_g: Signal<Local, Zx16w>,
     zx_seed: Signal<Local, Zx32>,
     since: Signal<Local, Bits<32>>,
     now32: Signal<Local, Bits<32>>,
@@ -470,6 +481,7 @@ pub struct SenderEngine {
     s_pw_h: Constant<Bits<6>>,
     s_pw: Constant<Bits<6>>,
     s_ack_cc: Constant<Bits<6>>,
+    s_ack_rt: Constant<Bits<6>>,
     k_ptype_ack: Constant<Bits<4>>,
     k_ptype_nack: Constant<Bits<4>>,
     k_code_trim: Constant<Bits<8>>,
@@ -589,6 +601,7 @@ impl SenderEngine {
             pace_t0: Default::default(),
             pace_gap: Default::default(),
             pace_nz: Default::default(),
+            pre_paced: Default::default(),
             g_t0: Default::default(),
             g_conn: Default::default(),
             held_v: Default::default(),
@@ -636,6 +649,8 @@ impl SenderEngine {
             resp: Default::default(),
             open_r: Default::default(),
             srtt_q: Default::default(),
+            rtt_st: Default::default(),
+            rtt_ok: Default::default(),
             rto_q: Default::default(),
             reo_q: Default::default(),
             nk: Default::default(),
@@ -661,6 +676,7 @@ impl SenderEngine {
             s64: Default::default(),
             zx_b: Default::default(),
             zx_c: Default::default(),
+            zx_g: Default::default(),
             zx_seed: Default::default(),
             since: Default::default(),
             now32: Default::default(),
@@ -740,6 +756,7 @@ impl SenderEngine {
             s_pw_h: Constant::new(42u64.to_bits()),
             s_pw: Constant::new(43u64.to_bits()),
             s_ack_cc: Constant::new(44u64.to_bits()),
+            s_ack_rt: Constant::new(45u64.to_bits()),
             k_ptype_ack: Constant::new((2u64).to_bits()),
             k_ptype_nack: Constant::new((3u64).to_bits()),
             k_code_trim: Constant::new((1u64).to_bits()),
@@ -800,8 +817,8 @@ impl Logic for SenderEngine {
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
             peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
             l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy,
-            pace_res, pace_conn, pace_t0, pace_gap, pace_nz, cc_ok, det_iss, det_ok, det_lost,
-            g_t0, g_conn, held_v, held_until, soon_v, soon_at
+            pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok, det_iss, det_ok,
+            det_lost, g_t0, g_conn, held_v, held_until, soon_v, soon_at, rtt_st, rtt_ok
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
@@ -892,6 +909,8 @@ impl Logic for SenderEngine {
         self.zx_b.next.hi = self.k_zero32.val();
         self.zx_c.next.lo = self.charged.q.val();
         self.zx_c.next.hi = self.k_zero48.val();
+        self.zx_g.next.lo = self.req.q.val().charged;
+        self.zx_g.next.hi = self.k_zero48.val();
         self.zx_seed.next.lo = self.open_r.q.val().seed;
         self.zx_seed.next.hi = self.k_zero32.val();
         // Detection parameters: srtt + reo_mult * reo_wnd (MR-REL-36) and
@@ -1135,7 +1154,7 @@ impl Logic for SenderEngine {
         // RTT estimator.
         self.rtt.in_valid.next = false;
         self.rtt.upd_sample.next =
-            self.state.q.val() == self.s_rtt.val() && self.sample.q.val() < self.k_half.val();
+            self.state.q.val() == self.s_ack_rt.val() && self.sample.q.val() < self.k_half.val();
         self.rtt.upd_timeout.next = self.state.q.val() == self.s_rto_t.val();
         self.rtt.sample.next = self.s64.val();
         if self.sample.q.val() == self.k_zero32.val() {
@@ -1245,10 +1264,9 @@ impl Logic for SenderEngine {
                 self.conn.d.next = self.req.q.val().conn;
                 self.state.d.next = self.s_g_rd.val();
             } else if self.s_axis_sent_tvalid.val()
-                && !self.pace_busy.q.val()
-                && self.pacer.ready.val()
+                && (self.pre_paced.q.val() || (!self.pace_busy.q.val() && self.pacer.ready.val()))
             {
-                // One pacing computation at a time.
+                // One pacing computation at a time (none to start when the gate started it).
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = self.s_sent_h.val();
             } else if self.s_axis_fb_tvalid.val()
@@ -1325,12 +1343,12 @@ impl Logic for SenderEngine {
             if self.ackp.s_axis_sent_tready.val() {
                 self.charged.d.next = self.s_axis_sent_tdata.val().charged;
                 // MR-CC-2: the transmission time is when the gate let the packet go (the transmit path
-                // reports it next), not before its timestamp (no computation is pending).
-                self.pace_t0.d.next = self.s_axis_sent_tdata.val().ts;
-                if self.g_conn.q.val() == self.s_axis_sent_tdata.val().conn
-                    && (self.g_t0.q.val() - self.s_axis_sent_tdata.val().ts) < self.k_half.val()
-                {
-                    self.pace_t0.d.next = self.g_t0.q.val();
+                // reports it next; its timestamp is older), as for a computation started at the decision.
+                if !self.pre_paced.q.val() {
+                    self.pace_t0.d.next = self.s_axis_sent_tdata.val().ts;
+                    if self.g_conn.q.val() == self.s_axis_sent_tdata.val().conn {
+                        self.pace_t0.d.next = self.g_t0.q.val();
+                    }
                 }
                 self.state.d.next = self.s_sent_rd.val();
             }
@@ -1355,10 +1373,14 @@ impl Logic for SenderEngine {
         }
         if self.state.q.val() == self.s_sent_p.val() {
             // MR-CC-2, MR-CC-14: the pacing gap for the charged size, computed by the pacing instance while
-            // the engine goes on; next_send_at = (this time) + gap is written back by a later command.
-            self.pacer.start.next = true;
-            self.pace_busy.d.next = true;
-            self.pace_conn.d.next = self.conn.q.val();
+            // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
+            // already when the gate started it.)
+            if !self.pre_paced.q.val() {
+                self.pacer.start.next = true;
+                self.pace_busy.d.next = true;
+                self.pace_conn.d.next = self.conn.q.val();
+            }
+            self.pre_paced.d.next = false;
             self.state.d.next = self.s_wb.val();
             if self.dirty.q.val() {
                 self.state.d.next = self.s_arm.val();
@@ -1386,40 +1408,53 @@ impl Logic for SenderEngine {
                 self.ece.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(7);
                 self.dup.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(6);
                 self.echo_ev.d.next = self.s_axis_fb_tdata.val().echo_ev.get_bits::<14>(0);
-                self.state.d.next = self.s_ack_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_ack_w.val() {
-            // The result, once every clean word reached the EV set.
-            if self.ackp.m_axis_res_tvalid.val() && !self.ackp.m_axis_clean_tvalid.val() {
-                self.ackp.m_axis_res_tready.next = true;
-                self.res.d.next = self.ackp.m_axis_res_tdata.val();
-                self.est.d.next = self.eng_ram.rd_data.val();
                 self.state.d.next = self.s_rtt.val();
             }
         }
+        // The RTT sample runs while the ACK processor scans: the state is loaded, the estimator started, and
+        // its outputs kept until the processor's result.
         if self.state.q.val() == self.s_rtt.val() {
-            self.rtt.in_valid.next = true;
-            self.state.d.next = self.s_rtt_w.val();
+            self.est.d.next = self.eng_ram.rd_data.val();
+            self.state.d.next = self.s_ack_rt.val();
         }
-        if self.state.q.val() == self.s_rtt_w.val() && self.rtt.out_valid.val() {
-            self.est.d.next.r_srtt = self.rtt.st_out.val().srtt;
-            self.est.d.next.r_var = self.rtt.st_out.val().rttvar;
-            self.est.d.next.r_has = self.rtt.st_out.val().has;
-            self.est.d.next.r_bo = self.rtt.st_out.val().backoff;
-            self.srtt_q.d.next = self.rtt.srtt.val();
-            self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
-            self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+        if self.state.q.val() == self.s_ack_rt.val() {
+            self.rtt.in_valid.next = true;
+            self.rtt_ok.d.next = false;
+            self.state.d.next = self.s_ack_w.val();
+        }
+        if self.state.q.val() == self.s_ack_w.val() {
+            if self.rtt.out_valid.val() {
+                self.rtt_st.d.next = self.rtt.st_out.val();
+                self.srtt_q.d.next = self.rtt.srtt.val();
+                self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
+                self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+                self.rtt_ok.d.next = true;
+            }
+            // The result, once every clean word reached the EV set.
+            if self.rtt_ok.q.val()
+                && self.ackp.m_axis_res_tvalid.val()
+                && !self.ackp.m_axis_clean_tvalid.val()
+            {
+                self.ackp.m_axis_res_tready.next = true;
+                self.res.d.next = self.ackp.m_axis_res_tdata.val();
+                self.state.d.next = self.s_rtt_w.val();
+            }
+        }
+        if self.state.q.val() == self.s_rtt_w.val() {
+            self.est.d.next.r_srtt = self.rtt_st.q.val().srtt;
+            self.est.d.next.r_var = self.rtt_st.q.val().rttvar;
+            self.est.d.next.r_has = self.rtt_st.q.val().has;
+            self.est.d.next.r_bo = self.rtt_st.q.val().backoff;
             // MR-REL-59: the reordering multiplier, with the srtt after the sample.
             if self.dup.q.val() {
-                if self.since64.val() >= self.rtt.srtt.val() {
+                if self.since64.val() >= self.srtt_q.q.val() {
                     self.est.d.next.reo_stamp = self.now.val();
                     if self.est.q.val().reo_mult < self.k_sixteen5.val() {
                         self.est.d.next.reo_mult = self.est.q.val().reo_mult + self.k_one5.val();
                     }
                 }
             } else if self.est.q.val().reo_mult > self.k_one5.val()
-                && self.since64.val() >= (self.rtt.srtt.val() << 4)
+                && self.since64.val() >= (self.srtt_q.q.val() << 4)
             {
                 self.est.d.next.reo_stamp = self.now.val();
                 self.est.d.next.reo_mult = self.est.q.val().reo_mult - self.k_one5.val();
@@ -1437,8 +1472,7 @@ impl Logic for SenderEngine {
                     // MR-REL-40: re-armed at now + rto, disarmed with nothing outstanding.
                     self.est.d.next.rnr_count = self.k_zero8.val();
                     self.est.d.next.rto_armed = !self.res.q.val().idle;
-                    self.est.d.next.rto_at =
-                        self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+                    self.est.d.next.rto_at = self.now32.val() + self.rto_q.q.val();
                 }
                 self.state.d.next = self.s_srtt.val();
             }
@@ -1747,6 +1781,17 @@ impl Logic for SenderEngine {
                 self.g_t0.d.next = self.now32.val();
                 self.g_conn.d.next = self.conn.q.val();
                 self.soon_v.d.next = false;
+                if !self.pace_busy.q.val() && self.pacer.ready.val() {
+                    // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
+                    // on, so the connection's next request waits for the computation, not also for the
+                    // sent report.
+                    self.pacer.start.next = true;
+                    self.pacer.bytes.next = self.zx_g.val().into();
+                    self.pace_busy.d.next = true;
+                    self.pace_conn.d.next = self.conn.q.val();
+                    self.pace_t0.d.next = self.now32.val();
+                    self.pre_paced.d.next = true;
+                }
                 self.state.d.next = self.s_g_ch.val();
             } else if self.gate.resp.val().retry_at != self.k_zero32.val()
                 && (self.gate.resp.val().retry_at - self.now32.val()) <= self.cfg_pace_hold_ns.val()
@@ -1824,6 +1869,7 @@ impl Logic for SenderEngine {
             self.rtx_ov.d.next = false;
             self.pace_busy.d.next = false;
             self.pace_res.d.next = false;
+            self.pre_paced.d.next = false;
             self.held_v.d.next = false;
             self.soon_v.d.next = false;
         }
