@@ -162,6 +162,8 @@ pub struct StreamSource {
     rng: Rng,
     /// Beats transferred.
     pub beats: u64,
+    /// Cycles a beat was offered and not taken (the model's back-pressure).
+    pub stalls: u64,
 }
 
 impl StreamSource {
@@ -174,6 +176,7 @@ impl StreamSource {
             idle,
             rng: Rng::new(seed),
             beats: 0,
+            stalls: 0,
         }
     }
 
@@ -241,9 +244,13 @@ impl StreamSource {
 
     /// Records the transfer of this cycle.
     pub fn sample(&mut self, m: &mut Model) {
-        if self.cur.is_some() && self.ports.ready.is_none_or(|r| m.get_bit(r)) {
-            self.cur = None;
-            self.beats += 1;
+        if self.cur.is_some() {
+            if self.ports.ready.is_none_or(|r| m.get_bit(r)) {
+                self.cur = None;
+                self.beats += 1;
+            } else {
+                self.stalls += 1;
+            }
         }
     }
 }
@@ -264,6 +271,8 @@ pub struct StreamSink {
     pub violation: Option<Violation>,
     /// Beats transferred.
     pub beats: u64,
+    /// Cycles of the first and the last transfer (`None` before the first).
+    pub span: Option<(u64, u64)>,
     words: Vec<u32>,
 }
 
@@ -281,6 +290,7 @@ impl StreamSink {
             got: VecDeque::new(),
             violation: None,
             beats: 0,
+            span: None,
             words: Vec::new(),
         }
     }
@@ -288,6 +298,20 @@ impl StreamSink {
     /// Changes the back-pressure.
     pub fn set_idle(&mut self, idle: Idle) {
         self.idle = idle;
+    }
+
+    /// Starts counting `beats` and `span` anew.
+    pub fn restart_counts(&mut self) {
+        self.beats = 0;
+        self.span = None;
+    }
+
+    /// Share of the cycles from the first to the last transfer that carried a beat (0 before two transfers).
+    pub fn occupancy(&self) -> f64 {
+        match self.span {
+            Some((f, l)) if l > f => self.beats as f64 / (l - f + 1) as f64,
+            _ => 0.0,
+        }
     }
 
     /// Sets `tready` for this cycle.
@@ -376,6 +400,7 @@ impl StreamSink {
         }
         if self.ready {
             self.beats += 1;
+            self.span = Some((self.span.map_or(cycle, |(f, _)| f), cycle));
             self.got.push_back(beat);
         } else {
             self.stalled = Some(beat);

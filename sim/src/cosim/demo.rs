@@ -134,6 +134,14 @@ pub struct DemoReport {
     pub bad_completions: usize,
     /// The first bad completion and what was expected.
     pub first_bad: Option<String>,
+    /// Each core's transmit datapath (`m_axis_tx`) during the traffic: beats, and their share of the cycles from
+    /// its first to its last beat (1.0: a beat every cycle).
+    pub tx_beats: [u64; 2],
+    /// See `tx_beats`.
+    pub tx_occupancy: [f64; 2],
+    /// Cycles each core's MAC receive side (`s_axis_rx`) held a beat back during the traffic (a MAC cannot
+    /// wait: 0 means the receive pipeline kept up with the link).
+    pub rx_stalls: [u64; 2],
     /// Wall-clock seconds of the run.
     pub wall_s: f64,
     /// The non-zero counters of core A and core B at the end (`name=value ...`).
@@ -448,6 +456,9 @@ fn run_at(
     let mut next = 0;
     let mut report = DemoReport::default();
     let start = p.a.m.cycle();
+    p.a.tx.restart_counts();
+    p.b.tx.restart_counts();
+    let rx_stalls0 = [p.a.rx.stalls, p.b.rx.stalls];
     let ring = 1usize << RING_LOG;
     while report.messages < msgs.len() {
         // Keep receive buffers posted.
@@ -554,6 +565,9 @@ fn run_at(
         }
     }
     report.cycles = p.a.m.cycle() - start;
+    report.tx_beats = [p.a.tx.beats, p.b.tx.beats];
+    report.tx_occupancy = [p.a.tx.occupancy(), p.b.tx.occupancy()];
+    report.rx_stalls = [p.a.rx.stalls - rx_stalls0[0], p.b.rx.stalls - rx_stalls0[1]];
     // Receive completions still on their way are drained before the data check.
     let drain = p.a.m.cycle();
     while recv_done < recvs.len() && p.a.m.cycle() - drain < 100_000 {
