@@ -7,23 +7,23 @@
 //! `done` is high for one cycle (and `busy` low) and `quotient` / `remainder` hold the result (they keep it
 //! until the next result). A `start` while `busy` is ignored.
 //!
-//! Early finish: two normalisation cycles after `start` skip what the restoring recurrence would spend on
+//! Early finish: three normalisation cycles after `start` skip what the restoring recurrence would spend on
 //! quotient bits that are known to be 0. With `na` the dividend's significant nibbles (4-bit groups) and `hd`
 //! the index of the divisor's highest non-zero nibble, the dividend's top `na - hd` nibbles are below the
 //! divisor (`< 2^(4 hd)`, which is at most the divisor), so the recurrence would shift them into the remainder
 //! producing quotient bits 0: they are loaded into the remainder at once, and the iterations process the
-//! remaining `k = max(na - hd, 0)` nibbles: `4k / R` iterations, latency `4k / R + 3` cycles from `start` to
-//! `done` ([`Divider::latency_for`]), at most `N / R + 3`. With `k = 0` (a dividend below `2^(4 hd)`) the
-//! quotient is 0 and the remainder the dividend, three cycles after `start`. The quotient has at most `4k`
+//! remaining `k = max(na - hd, 0)` nibbles: `4k / R` iterations, latency `4k / R + 4` cycles from `start` to
+//! `done` ([`Divider::latency_for`]), at most `N / R + 4`. With `k = 0` (a dividend below `2^(4 hd)`) the
+//! quotient is 0 and the remainder the dividend, four cycles after `start`. The quotient has at most `4k`
 //! significant bits, so the latency follows the quotient's size, not the operands': the NSCC instance
-//! (`N = 64, M = 64, R = 2`) divides `4 KiB x 10 us` by a window of 64 KiB (a 12-bit quotient) in 9 cycles.
+//! (`N = 64, M = 64, R = 2`) divides `4 KiB x 10 us` by a window of 64 KiB (a 12-bit quotient) in 10 cycles.
 //!
 //! Division by zero (never requested by NSCC, whose divisors are >= 1): nothing is skipped (`k = N / 4`), the
 //! quotient is all ones and the remainder is the low `M` bits of the dividend (what the recurrence gives).
 //!
-//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the first
-//! normalisation step is two nibble priority encoders and a subtraction, the second two shifts by a multiple
-//! of 4 (17-way selects).
+//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the
+//! normalisation steps are two flat nibble priority encoders, then a comparison and a subtraction, then two
+//! shifts by a multiple of 4 (17-way selects).
 
 use rust_hdl::prelude::*;
 
@@ -56,7 +56,9 @@ pub struct Divider<const N: usize, const M: usize> {
 struct DivState {
     /// First normalisation cycle: the operand sizes.
     size: bool,
-    /// Second normalisation cycle: the operands aligned.
+    /// Second normalisation cycle: the nibbles to iterate over.
+    sub: bool,
+    /// Third normalisation cycle: the operands aligned.
     align: bool,
     busy: bool,
     /// Nibbles of the dividend left for the iterations (`k` of the module docs).
@@ -108,13 +110,13 @@ impl<const N: usize, const M: usize> Divider<N, M> {
 
     /// Cycles from `start` to `done` for these operands.
     pub fn latency_for(&self, dividend: u128, divisor: u128) -> usize {
-        self.iterations(dividend, divisor) + 3
+        self.iterations(dividend, divisor) + 4
     }
 
     /// The longest latency (a zero divisor, or a dividend with its top nibble non-zero and a divisor below
     /// 16).
     pub fn max_latency(&self) -> usize {
-        N / self._r + 3
+        N / self._r + 4
     }
 
     fn mask(bits: usize) -> u128 {
@@ -146,6 +148,9 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
                 s = DivState::default();
             } else if s.size {
                 s.size = false;
+                s.sub = true;
+            } else if s.sub {
+                s.sub = false;
                 s.align = true;
                 s.nib = Self::nibbles(s.quo, s.dv);
             } else if s.align {
@@ -185,7 +190,7 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
             }
             self._st = s;
         }
-        self.busy.next = self._st.busy || self._st.size || self._st.align;
+        self.busy.next = self._st.busy || self._st.size || self._st.sub || self._st.align;
         self.done.next = self._st.done;
         self.quotient.next = self._st.q_out.to_bits();
         self.remainder.next = self._st.r_out.to_bits();
@@ -206,24 +211,50 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         // Width of a nibble count 0..=N/4.
         let kw = usize::BITS as usize - nibs.leading_zeros() as usize;
         let dnibs = M.div_ceil(4);
-        // The priority encoders, unrolled: the last non-zero nibble wins.
-        let mut enc = format!("   na_n = {kw}'d0;\n");
-        for k in 0..nibs {
+        // Flat priority encoders (a one-hot of the highest non-zero nibble, then an OR per index bit), so the
+        // mapper builds a shallow tree: `na` = the dividend's significant nibbles, `hd` = the index of the
+        // divisor's highest non-zero nibble.
+        let mut enc = String::new();
+        let hot = |name: &str, src: &str, n: usize, enc: &mut String| {
+            let z: Vec<String> = (0..n)
+                .rev()
+                .map(|i| format!("|{src}[{}:{}]", 4 * i + 3, 4 * i))
+                .collect();
             enc.push_str(&format!(
-                "   if (|quo_q[{}:{}]) na_n = {kw}'d{};\n",
-                4 * k + 3,
-                4 * k,
-                k + 1
+                "wire [{}:0] {name}_z = {{{}}};\n",
+                n - 1,
+                z.join(", ")
             ));
-        }
-        enc.push_str(&format!("   hd_n = {kw}'d0;\n"));
-        for k in 1..dnibs {
-            enc.push_str(&format!(
-                "   if (|dv_pad[{}:{}]) hd_n = {kw}'d{k};\n",
-                4 * k + 3,
-                4 * k
-            ));
-        }
+            enc.push_str(&format!("wire [{}:0] {name}_h;\n", n - 1));
+            for i in 0..n {
+                if i + 1 == n {
+                    enc.push_str(&format!("assign {name}_h[{i}] = {name}_z[{i}];\n"));
+                } else {
+                    enc.push_str(&format!(
+                        "assign {name}_h[{i}] = {name}_z[{i}] & ~(|{name}_z[{}:{}]);\n",
+                        n - 1,
+                        i + 1
+                    ));
+                }
+            }
+        };
+        let or_bits = |name: &str, n: usize, val: &dyn Fn(usize) -> usize, enc: &mut String| {
+            for bit in 0..kw {
+                let mask: String = (0..n)
+                    .rev()
+                    .map(|i| if val(i) >> bit & 1 == 1 { '1' } else { '0' })
+                    .collect();
+                enc.push_str(&format!(
+                    "assign {name}_n[{bit}] = |({name}_h & {n}'b{mask});\n"
+                ));
+            }
+        };
+        hot("na", "quo_q", nibs, &mut enc);
+        enc.push_str(&format!("wire [{}:0] na_n;\n", kw - 1));
+        or_bits("na", nibs, &|i| i + 1, &mut enc);
+        hot("hd", "dv_pad", dnibs, &mut enc);
+        enc.push_str(&format!("wire [{}:0] hd_n;\n", kw - 1));
+        or_bits("hd", dnibs, &|i| i, &mut enc);
         let zext = |w: usize, from: usize, e: &str| {
             if w > from {
                 format!("{{{}'d0, {e}}}", w - from)
@@ -240,7 +271,7 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         };
         Verilog::Custom(format!(
             "\
-// Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after two normalisation steps.
+// Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after three normalisation steps.
 reg [{m}:0] rem_q;
 reg [{n1}:0] quo_q;
 reg [{m1}:0] dv_q;
@@ -248,13 +279,14 @@ reg [{c1}:0] cnt_q;
 reg [{k1}:0] nib_q;
 reg busy_q;
 reg size_q;
+reg sub_q;
 reg align_q;
+reg [{k1}:0] na_q;
+reg [{k1}:0] hd_q;
+reg dz_q;
 reg [{m}:0] rem_n;
 reg [{n1}:0] quo_n;
-// Significant nibbles of the dividend; index of the divisor's highest non-zero nibble.
 wire [{dn4}:0] dv_pad = {dv_pad};
-reg [{k1}:0] na_n;
-reg [{k1}:0] hd_n;
 integer k;
 always @(*) begin
    rem_n = rem_q;
@@ -268,16 +300,19 @@ always @(*) begin
       end
    end
 end
-always @(*) begin
-{enc}end
-// The dividend with its leading nibbles (below the divisor) as the first remainder.
+// Significant nibbles of the dividend; index of the divisor's highest non-zero nibble.
+{enc}// The dividend with its leading nibbles (below the divisor) as the first remainder.
 wire [{n1}:0] rem_al = quo_q >> {{nib_q, 2'b00}};
 always @(posedge clk) begin
    done <= 1'b0;
    if (rst) begin
       size_q <= 1'b0;
+      sub_q <= 1'b0;
       align_q <= 1'b0;
       busy_q <= 1'b0;
+      na_q <= {kw}'d0;
+      hd_q <= {kw}'d0;
+      dz_q <= 1'b0;
       cnt_q <= {cw}'d0;
       nib_q <= {kw}'d0;
       rem_q <= {m1p1}'d0;
@@ -286,17 +321,24 @@ always @(posedge clk) begin
       quotient <= {n}'d0;
       remainder <= {m}'d0;
    end else if (size_q) begin
-      // Normalisation, first step: the nibbles the iterations need (all for a zero divisor).
+      // Normalisation, first step: the operands' sizes.
       size_q <= 1'b0;
+      sub_q <= 1'b1;
+      na_q <= na_n;
+      hd_q <= hd_n;
+      dz_q <= dv_q == {m}'d0;
+   end else if (sub_q) begin
+      // Second step: the nibbles the iterations need (all for a zero divisor).
+      sub_q <= 1'b0;
       align_q <= 1'b1;
-      if (dv_q == {m}'d0)
+      if (dz_q)
          nib_q <= {kw}'d{nibs};
-      else if (na_n > hd_n)
-         nib_q <= na_n - hd_n;
+      else if (na_q > hd_q)
+         nib_q <= na_q - hd_q;
       else
          nib_q <= {kw}'d0;
    end else if (align_q) begin
-      // Second step: the leading nibbles (below the divisor) into the remainder, the rest left-aligned.
+      // Third step: the leading nibbles (below the divisor) into the remainder, the rest left-aligned.
       align_q <= 1'b0;
       if (nib_q == {kw}'d0) begin
          done <= 1'b1;
@@ -325,7 +367,7 @@ always @(posedge clk) begin
       dv_q <= divisor;
    end
 end
-always @(*) busy = busy_q | size_q | align_q;
+always @(*) busy = busy_q | size_q | sub_q | align_q;
 ",
             m = M,
             m1 = M - 1,

@@ -20,12 +20,12 @@
 //! hardware), `target_ns < 2^31`, RTT samples `< 2^31` (MR-REL-26 discards larger ones), `bytes < 2^16`,
 //! `line_rate_bps < 2^34`... `< 2^64` (only a divisor). Times (`now`, stamps) are full 64-bit ns.
 //!
-//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 20
-//! for a 4 KiB ACK (the divider iterates over the quotient's nibbles only: 8 iterations here; in general 12
+//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 21
+//! for a 4 KiB ACK (the divider iterates over the quotient's nibbles only: 8 iterations here; in general 13
 //! plus 2 per nibble the divider processes), ACK without a multiplication (repath, suppressed decrease) 6,
-//! timeout 3, pacing 17 for a 4 KiB packet (the two divisions run in parallel and the longer one counts);
-//! `ready` is high in idle, one cycle after `done`. Rate: one ACK event per ~21 cycles, one pacing event per
-//! ~18, i.e. more than one per ACK and per sent packet of >= ~1.3 KiB at 512 bits;
+//! timeout 3, pacing 18 for a 4 KiB packet (the two divisions run in parallel and the longer one counts);
+//! `ready` is high in idle, one cycle after `done`. Rate: one ACK event per ~22 cycles, one pacing event per
+//! ~19, i.e. more than one per ACK and per sent packet of >= ~1.3 KiB at 512 bits;
 //! smaller packets need the caller to keep the previous gap (see the sender engine).
 //!
 //! Per-connection state ([`NsccState`]): 257 bits (cwnd, srtt, min_rtt, last_d 32 bits each; the min_rtt

@@ -43,7 +43,7 @@
 //!   gate decided on (or, when the instance was busy then, the state at the sent report), and the write-back
 //!   sets the pacing time to `t + gap` (MR-CC-2), `t` the time the gate let the packet go (the packet's
 //!   timestamp is older: it is taken when the packet is formed). Starting at the decision lets a paced
-//!   connection's next request wait only for the computation (17 cycles for 4 KiB), not also for the sent
+//!   connection's next request wait only for the computation (18 cycles for 4 KiB), not also for the sent
 //!   report behind it.
 //! * ACK (`ptype` 2), as `send::on_ack`: the RTT sample (MR-REL-26); the reordering multiplier (MR-REL-59,
 //!   DUP = aflags bit 6); [`AckProc`]'s ACK processing, whose clean words (no ECE, aflags bit 7) make the
