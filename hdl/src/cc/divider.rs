@@ -214,17 +214,16 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         // Flat priority encoders (a one-hot of the highest non-zero nibble, then an OR per index bit), so the
         // mapper builds a shallow tree: `na` = the dividend's significant nibbles, `hd` = the index of the
         // divisor's highest non-zero nibble.
+        // The nibble flags (`*_z`, one bit per non-zero nibble) are registered with the operands.
         let mut enc = String::new();
-        let hot = |name: &str, src: &str, n: usize, enc: &mut String| {
+        let mut zload = String::new();
+        let hot = |name: &str, src: &str, n: usize, enc: &mut String, zload: &mut String| {
             let z: Vec<String> = (0..n)
                 .rev()
                 .map(|i| format!("|{src}[{}:{}]", 4 * i + 3, 4 * i))
                 .collect();
-            enc.push_str(&format!(
-                "wire [{}:0] {name}_z = {{{}}};\n",
-                n - 1,
-                z.join(", ")
-            ));
+            enc.push_str(&format!("reg [{}:0] {name}_z;\n", n - 1));
+            zload.push_str(&format!("      {name}_z <= {{{}}};\n", z.join(", ")));
             enc.push_str(&format!("wire [{}:0] {name}_h;\n", n - 1));
             for i in 0..n {
                 if i + 1 == n {
@@ -249,10 +248,10 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
                 ));
             }
         };
-        hot("na", "quo_q", nibs, &mut enc);
+        hot("na", "dividend", nibs, &mut enc, &mut zload);
         enc.push_str(&format!("wire [{}:0] na_n;\n", kw - 1));
         or_bits("na", nibs, &|i| i + 1, &mut enc);
-        hot("hd", "dv_pad", dnibs, &mut enc);
+        hot("hd", "dv_pad", dnibs, &mut enc, &mut zload);
         enc.push_str(&format!("wire [{}:0] hd_n;\n", kw - 1));
         or_bits("hd", dnibs, &|i| i, &mut enc);
         let zext = |w: usize, from: usize, e: &str| {
@@ -262,7 +261,7 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
                 e.to_string()
             }
         };
-        let dv_pad = zext(4 * dnibs, M, "dv_q");
+        let dv_pad = zext(4 * dnibs, M, "divisor");
         let nib_c = zext(cw, kw, "nib_q");
         let rem_al = if M + 1 > N {
             zext(M + 1, N, "rem_al")
@@ -326,7 +325,7 @@ always @(posedge clk) begin
       sub_q <= 1'b1;
       na_q <= na_n;
       hd_q <= hd_n;
-      dz_q <= dv_q == {m}'d0;
+      dz_q <= ~|hd_z;
    end else if (sub_q) begin
       // Second step: the nibbles the iterations need (all for a zero divisor).
       sub_q <= 1'b0;
@@ -365,7 +364,7 @@ always @(posedge clk) begin
       rem_q <= {m1p1}'d0;
       quo_q <= dividend;
       dv_q <= divisor;
-   end
+{zload}   end
 end
 always @(*) busy = busy_q | size_q | sub_q | align_q;
 ",
