@@ -3,7 +3,7 @@
 //! and the bridge's timeout of a read nobody answers.
 
 use metaroce_hdl::top::axil::AxilBridge;
-use metaroce_hdl::top::regfile::{caps_of, RegFile, FW_STATUS, LANE_BITS};
+use metaroce_hdl::top::regfile::{caps_of, RegFile, CNT_INC_BITS, FW_STATUS, LANE_BITS};
 use metaroce_hdl::CoreConfig;
 use metaroce_regmap::block::{walk, BlockType, DEFAULT_MAP, DEFAULT_SPACE_BYTES};
 use metaroce_regmap::caps::CapsRepr;
@@ -98,9 +98,9 @@ fn interrupt_cause_is_set_by_hardware_and_cleared_by_writing_one() {
 fn counters_count_lanes_and_read_from_one_snapshot() {
     let mut rf = new_rf(&CoreConfig::default());
     let b = base(BlockType::Counters);
-    let mut inc = Bits::<1024>::default();
+    let mut inc = Bits::<CNT_INC_BITS>::default();
     inc = inc.replace_bit(0, true); // lane 0: +1
-    let lane2: Bits<1024> = bits::<1024>(4000) << (2 * LANE_BITS as u64); // lane 2: +4000
+    let lane2: Bits<CNT_INC_BITS> = bits::<CNT_INC_BITS>(4000) << (2 * LANE_BITS as u64); // lane 2: +4000
     rf.cnt_inc.next = inc | lane2;
     for _ in 0..10 {
         tick(&mut rf);

@@ -172,6 +172,9 @@ counters! {
     CmdIgnored = "cmd_ignored";
     /// New DATA packets held by the gate because every window slot of the sender was taken (hardware).
     WindowSlotWaits = "window_slot_waits";
+    /// Frames discarded whole at the receive parser because its frame buffer had no room (hardware; the MAC
+    /// side is never held back).
+    RxOverflows = "rx_overflows";
 }
 
 /// Number of counters.

@@ -10,6 +10,7 @@
 //!   and the receive engine's), each a valid bit and a code of `crate::rx::drop`;
 //! * connections opened (`connections_opened`);
 //! * new packets held for a window slot (`window_slot_waits`);
+//! * frames the parser discarded for lack of buffer room (`rx_overflows`);
 //! * NACKs sent and NACKs handed to the sender state, by code (`nack_tx_<code>`, `nack_rx_<code>`), ACKs with
 //!   ECE handed to it (`ece_received`), and RTO expiries (`timeouts`);
 //! * DATA packets accepted out of order (`ooo_arrivals`), CE-marked DATA of a live connection
@@ -27,6 +28,7 @@
 
 use crate::rel::sender_engine::{LOST_DISTANCE, LOST_RNR, LOST_RTO, LOST_TIME, LOST_TRIM};
 use crate::rx::drop;
+use crate::top::regfile::CNT_INC_BITS;
 use metaroce_proto::wire::NackCode;
 use metaroce_regmap::counters::COUNTERS;
 use rust_hdl::prelude::*;
@@ -95,6 +97,8 @@ pub struct CounterEvents<const KW: usize> {
     pub conn_opened: Signal<In, Bit>,
     /// The gate held a new packet for a window slot.
     pub slot_wait: Signal<In, Bit>,
+    /// The parser discarded a frame for lack of buffer room.
+    pub rx_overflow: Signal<In, Bit>,
     /// A NACK was sent.
     pub nack_tx: Signal<In, Bit>,
     /// Its code.
@@ -118,7 +122,7 @@ pub struct CounterEvents<const KW: usize> {
     /// Why (`crate::rel::sender_engine::LOST_*`).
     pub lost_cause: Signal<In, Bits<3>>,
     /// The increments.
-    pub cnt_inc: Signal<Out, Bits<1024>>,
+    pub cnt_inc: Signal<Out, Bits<CNT_INC_BITS>>,
 }
 
 /// The number of bytes a contiguous `keep` of `kw` bits marks, computed as the hardware does (see the module
@@ -177,6 +181,7 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
             u64::from(self.conn_opened.val()),
         );
         add(&mut v, "window_slot_waits", u64::from(self.slot_wait.val()));
+        add(&mut v, "rx_overflows", u64::from(self.rx_overflow.val()));
         add(&mut v, "ece_received", u64::from(self.ece_rx.val()));
         add(&mut v, "timeouts", u64::from(self.timeout.val()));
         add(&mut v, "ooo_arrivals", u64::from(self.ooo_rx.val()));
@@ -204,9 +209,9 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
                 add(&mut v, &format!("drop_{}", drop::NAMES[code]), 1);
             }
         }
-        let mut out = Bits::<1024>::default();
+        let mut out = Bits::<CNT_INC_BITS>::default();
         for (i, n) in v.iter().enumerate() {
-            out = out | (bits::<1024>(n & 0xFFFF) << (16 * i) as u64);
+            out = out | (bits::<CNT_INC_BITS>(n & 0xFFFF) << (16 * i) as u64);
         }
         self.cnt_inc.next = out;
     }
@@ -237,7 +242,7 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
             let _ = writeln!(s, "   tx_ones[{j}] = {};", taps("tx_keep"));
             let _ = writeln!(s, "   rx_ones[{j}] = {};", taps("rx_keep"));
         }
-        let _ = writeln!(s, "   cnt_inc = 1024'd0;");
+        let _ = writeln!(s, "   cnt_inc = {CNT_INC_BITS}'d0;");
         let lane_expr = |name: &str, e: &str, s: &mut String| {
             if let Some(l) = lane(name) {
                 let _ = writeln!(s, "   cnt_inc[{} +: 16] = {e};", 16 * l);
@@ -267,6 +272,7 @@ impl<const KW: usize> Logic for CounterEvents<KW> {
         lane_expr("rx_acks", "{15'd0, rx_ack}", &mut s);
         lane_expr("connections_opened", "{15'd0, conn_opened}", &mut s);
         lane_expr("window_slot_waits", "{15'd0, slot_wait}", &mut s);
+        lane_expr("rx_overflows", "{15'd0, rx_overflow}", &mut s);
         lane_expr("ece_received", "{15'd0, ece_rx}", &mut s);
         lane_expr("timeouts", "{15'd0, timeout}", &mut s);
         lane_expr("ooo_arrivals", "{15'd0, ooo_rx}", &mut s);

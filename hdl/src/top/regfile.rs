@@ -27,10 +27,13 @@ use metaroce_regmap::{endpoint, mailbox};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
-/// Counter lanes of `cnt_inc` (regmap defines fewer counters; the rest are unused).
-pub const COUNTER_LANES: usize = 64;
+/// Counter lanes of `cnt_inc` (at least regmap's counters; the rest are unused).
+pub const COUNTER_LANES: usize = 72;
 /// Bits per counter increment lane.
 pub const LANE_BITS: usize = 16;
+/// Width of `cnt_inc`.
+pub const CNT_INC_BITS: usize = COUNTER_LANES * LANE_BITS;
+const _: () = assert!(metaroce_regmap::counters::COUNT as usize <= COUNTER_LANES);
 /// Bytes of register space the register file decodes (the blocks of `DEFAULT_MAP`).
 pub const WINDOW_BYTES: u32 = 0x1000;
 /// Board id of the generic core (board builds stamp their own through the ID block's inputs in a later
@@ -178,7 +181,7 @@ pub struct RegFile {
     /// Build time, Unix seconds (ID.BUILD_TIME).
     pub build_time: Signal<In, Bits<32>>,
     /// Counter increments: lane i (16 bits) is added to counter i every cycle.
-    pub cnt_inc: Signal<In, Bits<1024>>,
+    pub cnt_inc: Signal<In, Bits<CNT_INC_BITS>>,
     /// Interrupt causes to set (IRQ.CAUSE).
     pub irq_cause_set: Signal<In, Bits<32>>,
     /// Pending and enabled causes (IRQ.CAUSE & IRQ.CAUSE_ENABLE).
