@@ -266,7 +266,12 @@ fn random_frame(r: &mut Rng, kw: usize) -> (Vec<u8>, bool) {
     (f, user)
 }
 
-fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
+/// Drives `count` random frames at the input (valid with probability `1 - stall / 8`, never held back: `tready`
+/// must stay 1) while the outputs are ready with the same probability, and not at all during every other
+/// `hold` cycles when `hold > 0`. Frames the parser reports on `stat_overflow` (the cycle after their first
+/// beat) must produce nothing; every other frame must get the model's verdict, record and payload, in order.
+/// Returns the number of discarded frames.
+fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64, hold: u64) -> usize {
     // HDL_TRACE_DIR: write the port trace of the run (ports.txt, trace.txt) for a replay against the Verilog.
     let trace_dir = std::env::var("HDL_TRACE_DIR").ok();
     let mut trace: Option<Vec<String>> = trace_dir.as_ref().map(|_| Vec::new());
@@ -280,9 +285,8 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
     net.set("cfg_ipv6", &[ip6 as u64, (ip6 >> 64) as u64]);
     net.set_u64("cfg_ip_en", 3);
     let mut frames = Vec::new();
-    let mut want_meta = Vec::new();
-    let mut want_pay: Vec<u8> = Vec::new();
-    let mut want_pkts = 0usize;
+    // Per frame: drop code, record, frame, payload.
+    let mut want = Vec::new();
     for _ in 0..count {
         let (f, user) = random_frame(r, kw);
         let (code, meta, pay) = if user {
@@ -293,16 +297,12 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
         if f.is_empty() {
             continue;
         }
-        if !pay.is_empty() {
-            want_pkts += 1;
-        }
-        want_pay.extend(&pay);
-        want_meta.push((code, meta, f.clone()));
+        want.push((code, meta, f.clone(), pay));
         frames.push((f, user));
     }
-    // Beats.
+    // Beats, with their frame and whether they are its first.
     let mut beats = Vec::new();
-    for (f, user) in &frames {
+    for (fi, (f, user)) in frames.iter().enumerate() {
         let nb = f.len().div_ceil(kw);
         for i in 0..nb {
             let c = &f[i * kw..((i + 1) * kw).min(f.len())];
@@ -311,26 +311,44 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
                 c.len(),
                 i == nb - 1,
                 *user && i == nb - 1,
+                fi,
+                i == 0,
             ));
         }
     }
+    let mut discarded = vec![false; frames.len()];
+    let mut started: Option<usize> = None;
     let mut bi = 0;
     let mut got_meta: Vec<Vec<u64>> = Vec::new();
     let mut got_pay: Vec<u8> = Vec::new();
     let mut got_pkts = 0;
-    let mut cycles = 0;
-    while got_meta.len() < want_meta.len() || got_pay.len() < want_pay.len() {
+    let mut cycles = 0u64;
+    loop {
+        let kept: Vec<_> = want
+            .iter()
+            .zip(&discarded)
+            .filter(|(_, &d)| !d)
+            .map(|(w, _)| w)
+            .collect();
+        let want_pay: usize = kept.iter().map(|w| w.3.len()).sum();
+        if bi == beats.len()
+            && started.is_none()
+            && got_meta.len() >= kept.len()
+            && got_pay.len() >= want_pay
+        {
+            break;
+        }
         cycles += 1;
         assert!(
-            cycles < 50 * beats.len() + 2000,
+            cycles < 50 * beats.len() as u64 + 2000 + 4 * hold,
             "stuck: {} of {} records",
             got_meta.len(),
-            want_meta.len()
+            kept.len()
         );
         let v = bi < beats.len() && r.below(8) >= stall;
         net.set_u64("s_axis_rx_tvalid", v as u64);
         if bi < beats.len() {
-            let (d, n, last, user) = &beats[bi];
+            let (d, n, last, user, _, _) = &beats[bi];
             net.set("s_axis_rx_tdata", d);
             let mut k = vec![0u64; kw.div_ceil(64)];
             for i in 0..*n {
@@ -340,15 +358,33 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
             net.set_u64("s_axis_rx_tlast", *last as u64);
             net.set_u64("s_axis_rx_tuser", *user as u64);
         }
-        let mr = r.below(8) >= stall;
-        let pr = r.below(8) >= stall;
+        let held = hold > 0 && (cycles / hold) % 2 == 1;
+        let mr = !held && r.below(8) >= stall;
+        let pr = !held && r.below(8) >= stall;
         net.set_u64("m_axis_meta_tready", mr as u64);
         net.set_u64("m_axis_pay_tready", pr as u64);
         net.eval();
         if let Some(t) = trace.as_mut() {
             t.push(net.trace_line());
         }
-        let acc = v && net.get_u64("s_axis_rx_tready") == 1;
+        assert_eq!(
+            net.get_u64("s_axis_rx_tready"),
+            1,
+            "the MAC side was held back"
+        );
+        // The report of the frame that started in the previous cycle.
+        if let Some(fi) = started.take() {
+            discarded[fi] = net.get_u64("stat_overflow") == 1;
+        } else {
+            assert_eq!(
+                net.get_u64("stat_overflow"),
+                0,
+                "overflow without a frame start"
+            );
+        }
+        if v && beats[bi].5 {
+            started = Some(beats[bi].4);
+        }
         if mr && net.get_u64("m_axis_meta_tvalid") == 1 {
             got_meta.push(net.get("m_axis_meta_tdata"));
         }
@@ -363,7 +399,7 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
             got_pkts += net.get_u64("m_axis_pay_tlast") as usize;
         }
         net.tick();
-        bi += acc as usize;
+        bi += v as usize;
     }
     for _ in 0..40 {
         net.set_u64("s_axis_rx_tvalid", 0);
@@ -372,33 +408,43 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
         net.eval();
         assert_eq!(net.get_u64("m_axis_meta_tvalid"), 0, "extra record");
         assert_eq!(net.get_u64("m_axis_pay_tvalid"), 0, "extra payload");
+        assert_eq!(net.get_u64("stat_overflow"), 0, "overflow without a frame");
         net.tick();
     }
     if let (Some(d), Some(t)) = (&trace_dir, &trace) {
         write_trace(&net, d, t);
     }
+    let kept: Vec<_> = want
+        .iter()
+        .zip(&discarded)
+        .filter(|(_, &d)| !d)
+        .map(|(w, _)| w)
+        .collect();
     let mut counts = [0usize; drop::COUNT];
-    for (i, (g, (code, meta, f))) in got_meta.iter().zip(&want_meta).enumerate() {
+    for (i, (g, (code, meta, f, _))) in got_meta.iter().zip(&kept).enumerate() {
         let gm = PktMeta::from_words(g);
         let gc = gm.drop.to_u8();
         counts[*code as usize] += 1;
         assert_eq!(
             gc,
             *code,
-            "frame {i}: drop {} want {} ({} bytes: {:02x?})",
+            "admitted frame {i}: drop {} want {} ({} bytes: {:02x?})",
             drop::NAMES[gc as usize],
             drop::NAMES[*code as usize],
             f.len(),
             &f[..f.len().min(100)]
         );
         if let Some(m) = meta {
-            assert_eq!(&gm, m, "frame {i}: record");
+            assert_eq!(&gm, m, "admitted frame {i}: record");
         }
     }
+    let want_pkts = kept.iter().filter(|w| !w.3.is_empty()).count();
+    let want_pay: Vec<u8> = kept.iter().flat_map(|w| w.3.iter().copied()).collect();
     assert_eq!(got_pkts, want_pkts, "payload packets");
     assert_eq!(got_pay, want_pay, "payload bytes");
+    let n_disc = discarded.iter().filter(|&&d| d).count();
     println!(
-        "{} frames ({} beats) in {cycles} cycles; verdicts: {:?}",
+        "{} frames ({} beats) in {cycles} cycles, {n_disc} discarded for lack of room; verdicts: {:?}",
         frames.len(),
         beats.len(),
         counts
@@ -408,22 +454,51 @@ fn run(mut net: Net, kw: usize, r: &mut Rng, count: usize, stall: u64) {
             .map(|(i, c)| format!("{}={c}", drop::NAMES[i]))
             .collect::<Vec<_>>()
     );
+    n_disc
 }
 
 #[test]
 fn parser_matches_model_512_with_backpressure() {
     let mut r = Rng(seed());
-    run(Parser::<512, 64>::build(256), 64, &mut r, iters(300), 2);
+    run(Parser::<512, 64>::build(256), 64, &mut r, iters(300), 2, 0);
 }
 
 #[test]
 fn parser_matches_model_512_line_rate() {
     let mut r = Rng(seed());
-    run(Parser::<512, 64>::build(256), 64, &mut r, iters(200), 0);
+    let n = run(Parser::<512, 64>::build(256), 64, &mut r, iters(200), 0, 0);
+    assert_eq!(n, 0, "frames discarded while the outputs were always ready");
 }
 
 #[test]
 fn parser_matches_model_1024() {
     let mut r = Rng(seed());
-    run(Parser::<1024, 128>::build(128), 128, &mut r, iters(150), 2);
+    run(
+        Parser::<1024, 128>::build(128),
+        128,
+        &mut r,
+        iters(150),
+        2,
+        0,
+    );
+}
+
+/// MAC side at line rate while the outputs stop for 150 cycles at a time: the parser never holds the MAC
+/// back, discards whole frames for which it has no room, reports each, and every admitted frame still gets the
+/// model's verdict, record and payload.
+#[test]
+fn parser_discards_whole_frames_without_room_and_never_holds_the_mac_back() {
+    let mut r = Rng(seed());
+    let n = run(
+        Parser::<512, 64>::build(256),
+        64,
+        &mut r,
+        iters(300),
+        0,
+        150,
+    );
+    assert!(
+        n > 0,
+        "no frame was discarded: the test did not fill the FIFO"
+    );
 }

@@ -75,7 +75,9 @@ fn set128(m: &mut Model, p: metaroce_sim::cosim::PortId, v: u128) {
 /// length or DSCP, padding, MAC errors, foreign ethertype/protocol/port/version, wrong lengths, type-header
 /// fields with a valid ICV, foreign destinations). For every frame the record's drop code equals the model's
 /// verdict, every field of an accepted record equals proto's parse, and the payload stream carries exactly
-/// the payload bytes of the accepted DATA packets, one packet per accepted DATA packet with a payload.
+/// the payload bytes of the accepted DATA packets, one packet per accepted DATA packet with a payload. The MAC
+/// side is never held back; a frame the parser reports on `stat_overflow` (after its first beat, for lack of
+/// room while the outputs are held back) must produce nothing.
 fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
     let mut rng = Rng::new(seed);
     let kind = model(block, &CoreConfig::default());
@@ -100,16 +102,17 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
     let mut want = Vec::new();
     let mut want_pay: Vec<Vec<u8>> = Vec::new();
     let mut beats = 0usize;
+    // The index of each frame's first beat, and the frame.
+    let mut firsts = std::collections::HashMap::new();
     for _ in 0..count {
         let (f, user, how) = random_rx_frame(&mut rng, 3 * kw);
+        firsts.insert(beats as u64, want.len());
         let (code, rec, p) = if user {
             (drop::BAD_ICV, None, Vec::new())
         } else {
             rx_verdict(&f)
         };
-        if !p.is_empty() {
-            want_pay.push(p);
-        }
+        want_pay.push(p);
         let n = f.len().div_ceil(kw);
         beats += n;
         for i in 0..n {
@@ -124,22 +127,50 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
         }
         want.push((code, rec, how, f));
     }
-    let want_bytes: usize = want_pay.iter().map(Vec::len).sum();
+    let ovf = port(&kind, "stat_overflow");
+    let mut discarded = vec![false; want.len()];
     let mut got_meta = Vec::new();
     let mut got_pay: Vec<Vec<u8>> = Vec::new();
     let mut cycles = 0usize;
     let limit = 30 * beats + 4_000;
-    while got_meta.len() < want.len() || got_pay.iter().map(Vec::len).sum::<usize>() < want_bytes {
+    loop {
+        let kept = |v: &[bool]| -> (usize, usize, usize) {
+            let mut r = (0, 0, 0);
+            for (i, p) in want_pay.iter().enumerate() {
+                if !v[i] {
+                    r.0 += 1;
+                    r.1 += usize::from(!p.is_empty());
+                    r.2 += p.len();
+                }
+            }
+            r
+        };
+        let (n_meta, n_pay, n_bytes) = kept(&discarded);
+        if src.pending() == 0
+            && got_meta.len() >= n_meta
+            && got_pay.iter().map(Vec::len).sum::<usize>() >= n_bytes
+        {
+            break;
+        }
         cycles += 1;
         assert!(
             cycles < limit,
-            "stuck after {cycles} cycles: {} of {} records, {} of {} payload packets (seed {seed})",
+            "stuck after {cycles} cycles: {} of {n_meta} records, {} of {n_pay} payload packets (seed {seed})",
             got_meta.len(),
-            want.len(),
             got_pay.len(),
-            want_pay.len()
         );
+        let b0 = src.beats;
         cycle(&mut m, &mut [&mut src], &mut [&mut meta, &mut pay]);
+        // The overflow report of a frame whose first beat was just taken.
+        let started = (src.beats > b0).then(|| firsts.get(&b0)).flatten();
+        match started {
+            Some(&fi) => discarded[fi] = m.get(ovf) == 1,
+            None => assert_eq!(
+                m.get(ovf),
+                0,
+                "overflow report without a frame start (seed {seed})"
+            ),
+        }
         while let Some(b) = meta.got.pop_front() {
             got_meta.push(meta_of_w32(&b.data));
         }
@@ -147,6 +178,7 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
             got_pay.push(bytes);
         }
     }
+    assert_eq!(src.stalls, 0, "the MAC side was held back (seed {seed})");
     // Nothing more comes out.
     meta.set_idle(Idle::NONE);
     pay.set_idle(Idle::NONE);
@@ -157,6 +189,19 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
         meta.got.is_empty() && pay.got.is_empty(),
         "output beyond the frames sent (seed {seed})"
     );
+    let n_disc = discarded.iter().filter(|&&d| d).count();
+    let want: Vec<_> = want
+        .into_iter()
+        .zip(&discarded)
+        .filter(|(_, &d)| !d)
+        .map(|(w, _)| w)
+        .collect();
+    let want_pay: Vec<Vec<u8>> = want_pay
+        .into_iter()
+        .zip(&discarded)
+        .filter(|(p, &d)| !d && !p.is_empty())
+        .map(|(p, _)| p)
+        .collect();
     let mut compared = 0usize;
     let mut hist = vec![[0usize; drop::COUNT]; DAMAGE.len()];
     for (i, (g, (code, rec, how, f))) in got_meta.iter().zip(&want).enumerate() {
@@ -193,7 +238,8 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
         compared += 1;
     }
     println!(
-        "{block}: {} frames ({beats} beats) in {cycles} cycles, {compared} comparisons, {} payload packets",
+        "{block}: {} frames admitted, {n_disc} discarded for lack of room ({beats} beats) in {cycles} cycles, \
+         {compared} comparisons, {} payload packets",
         want.len(),
         want_pay.len()
     );

@@ -35,16 +35,20 @@
 //! check (one registered bit each), VC encodes the check groups and builds the record, VD folds the IPv4
 //! checksum, VE picks the code for either ICV verdict, VF whether the payload is emitted; delay stages follow
 //! until the final stage, `3 + latency` cycles after S, where the CRC of the frame is at the head of its FIFO
-//! and the ICV verdict selects the code. The descriptor (meta + payload job) enters a 16-entry FIFO. The
+//! and the ICV verdict selects the code. The descriptor (meta + payload job) enters a 64-entry queue (a RAM
+//! read ahead into a 4-entry register stage, [`DESC_FIFO`]). The
 //! payload reader then reads the frame's payload beats back from the RAM (frames that are dropped or carry no
 //! payload only release their space), realigns them to byte 0 and streams them out (MR-ENC-39: nothing of a
-//! frame leaves before its verdict). Frames longer than the FIFO are dropped as `BAD_LENGTH` (their excess
-//! beats are not stored). Throughput: the input accepts one beat per cycle with back-to-back frames (a new
-//! frame may start on any beat; `tready` falls only when the RAM or the descriptor FIFO is full, the latter
-//! counting the `latency + 5` frames that may be in the pipeline); the payload reader spends
+//! frame leaves before its verdict). Frames longer than half the FIFO are dropped as `BAD_LENGTH` (their
+//! excess beats are not stored). Throughput: the input accepts one beat per cycle with back-to-back frames (a
+//! new frame may start on any beat). A MAC cannot wait, so `tready` is always 1: a frame is admitted at its
+//! first beat when the RAM holds at most half its beats (an admitted frame then always fits) and the
+//! descriptor queue has room for it and the `latency + 5` frames that may be in the pipeline; a frame that
+//! finds no room is discarded whole (nothing of it enters the pipeline) and reported on `stat_overflow`, which
+//! the core counts as `rx_overflows`. The payload reader spends
 //! `ceil(payload_len / KW) + 1` cycles per DATA packet and 1 per other frame, i.e. never more than the frame's
 //! own beat count, so it keeps up with the input. Latency from a frame's last beat to its meta record: about
-//! `5 + crc latency` cycles (11 at 512 bits, 12 at 1024). Every register-to-register path is at most 8 LUT
+//! `7 + crc latency` cycles (13 at 512 bits, 14 at 1024). Every register-to-register path is at most 8 LUT
 //! levels on UltraScale+ (`cargo xtask synth`).
 
 use crate::blocks::BlockSpec;
@@ -60,8 +64,44 @@ use metaroce_proto::wire::{
 };
 use rust_hdl::prelude::*;
 
-/// Depth of the descriptor FIFO.
-pub const DESC_FIFO: usize = 16;
+/// Depth of the descriptor queue (frames parsed and waiting for the record output and the payload reader).
+pub const DESC_FIFO: usize = 64;
+
+/// Entries of the register stage at the descriptor queue's head.
+const DESC_HEAD: usize = 4;
+
+/// The descriptor queue: [`DESC_FIFO`] entries in a RAM (`push` writes `data`; the caller guarantees room),
+/// read ahead into a [`DESC_HEAD`]-entry register FIFO whose head the consumer sees (`pop` removes it; the
+/// caller guarantees an entry). One descriptor per cycle in and out; a descriptor reaches the head two cycles
+/// after its push. Returns (head, head-stage occupancy, total occupancy with `log2(DESC_FIFO) + 1` bits).
+fn desc_queue(n: &mut Net, data: N, push: N, pop: N) -> (N, N, N) {
+    let ab = DESC_FIFO.trailing_zeros() as usize;
+    let ram = n.mem(n.width(data), DESC_FIFO);
+    let wp = n.reg(ab + 1, 0);
+    let rp = n.reg(ab + 1, 0);
+    let wa = n.slice(wp, 0, ab);
+    n.mem_write(ram, push, wa, data);
+    let wp1 = n.addk(wp, 1);
+    n.set_d(wp, wp1, Some(push));
+    let inram = n.sub(wp, rp);
+    let infl = n.reg(1, 0);
+    let ra = n.slice(rp, 0, ab);
+    let rd = n.mem_read(ram, ra);
+    let (head, hcnt) = n.reg_fifo(DESC_HEAD, rd, infl, pop);
+    // Read ahead while the head stage has room for the reads in flight.
+    let hw = n.width(hcnt);
+    let fl = n.resize(infl, hw);
+    let held = n.add(hcnt, fl);
+    let hroom = n.ultk(held, DESC_HEAD as u64);
+    let ne = n.any(inram);
+    let issue = n.and(ne, hroom);
+    let rp1 = n.addk(rp, 1);
+    n.set_d(rp, rp1, Some(issue));
+    n.set_d(infl, issue, None);
+    let held7 = n.resize(held, ab + 1);
+    let total = n.add(inram, held7);
+    (head, hcnt, total)
+}
 
 /// The receive parser (see the module docs).
 #[derive(LogicBlock)]
@@ -80,7 +120,7 @@ pub struct Parser<const DW: usize, const KW: usize> {
     pub s_axis_rx_tuser: Signal<In, Bit>,
     /// Frame valid.
     pub s_axis_rx_tvalid: Signal<In, Bit>,
-    /// Frame ready.
+    /// Frame ready: always 1 (a MAC cannot wait; a frame without room is discarded, `stat_overflow`).
     pub s_axis_rx_tready: Signal<Out, Bit>,
     /// Packet record.
     pub m_axis_meta_tdata: Signal<Out, PktMeta>,
@@ -108,6 +148,8 @@ pub struct Parser<const DW: usize, const KW: usize> {
     pub cfg_ipv6: Signal<In, Bits<128>>,
     /// Bit 0: `cfg_ipv4` is ours; bit 1: `cfg_ipv6` is ours.
     pub cfg_ip_en: Signal<In, Bits<2>>,
+    /// A frame was discarded whole for lack of buffer room (one cycle after its first beat).
+    pub stat_overflow: Signal<Out, Bit>,
     _net: Net,
 }
 
@@ -177,6 +219,7 @@ impl<const DW: usize, const KW: usize> Parser<DW, KW> {
             cfg_ipv4: Default::default(),
             cfg_ipv6: Default::default(),
             cfg_ip_en: Default::default(),
+            stat_overflow: Default::default(),
             _net: Self::build(fifo_beats),
         }
     }
@@ -227,24 +270,51 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let cfg_en = n.input("cfg_ip_en", 2);
 
         // ================= input side =================
+        // The MAC is never held back (`tready` is 1). A frame is admitted at its first beat when the RAM holds
+        // at most `d - fmax` beats (a frame stores at most `fmax`, so it always fits) and the descriptor FIFO
+        // has room for it and the frames still in the pipeline; otherwise the whole frame is discarded and
+        // counted on `stat_overflow` (one cycle after its first beat).
+        let fmax = d / 2;
         let wptr = n.reg(pw, 0);
         let rfree = n.wire(pw);
         let desc_cnt = n.wire(DESC_FIFO.trailing_zeros() as usize + 1);
         let occ = n.sub(wptr, rfree);
-        let ram_room = n.ultk(occ, d as u64);
+        let ram_room = n.ultk(occ, (d - fmax + 1) as u64);
         let desc_room = n.ultk(desc_cnt, (DESC_FIFO - lat - 5) as u64);
-        let rdy = n.and(ram_room, desc_room);
+        let room = n.and(ram_room, desc_room);
+        let rdy = n.lit(1, 1);
         n.output("s_axis_rx_tready", rdy);
-        let acc = n.and(rx_v, rdy);
         let bi = n.reg(12, 0);
+        let skip = n.reg(1, 0);
+        let at_first = n.eqk(bi, 0);
+        let nskip = n.not(skip);
+        let fresh = n.and_all(&[rx_v, nskip, at_first]);
+        let refuse = {
+            let nroom = n.not(room);
+            n.and(fresh, nroom)
+        };
+        let ovf_stat = n.dff(refuse, None, 0);
+        n.output("stat_overflow", ovf_stat);
+        let nl = n.not(rx_l);
+        let skip_set = n.and(refuse, nl);
+        let skip_end = n.and_all(&[rx_v, skip, rx_l]);
+        let one_s = n.lit(1, 1);
+        let zero_s = n.lit(1, 0);
+        let sk1 = n.mux(skip_end, zero_s, skip);
+        let sk2 = n.mux(skip_set, one_s, sk1);
+        n.set_d(skip, sk2, None);
+        let acc = {
+            let nref = n.not(refuse);
+            n.and_all(&[rx_v, nskip, nref])
+        };
         let bi1 = n.addk(bi, 1);
         let z12 = n.lit(12, 0);
         let bi_sat = n.eqk(bi, 0xFFF);
         let bi_inc = n.mux(bi_sat, bi, bi1);
         let bi_next = n.mux(rx_l, z12, bi_inc);
         n.set_d(bi, bi_next, Some(acc));
-        // Beats beyond fifo_beats - 1 of one frame are not stored (the frame is dropped).
-        let fits = n.ultk(bi, (d - 1) as u64);
+        // Beats beyond `fmax` of one frame are not stored (the frame is dropped).
+        let fits = n.ultk(bi, fmax as u64);
         let we = n.and(acc, fits);
         let wp1 = n.addk(wptr, 1);
         n.set_d(wptr, wp1, Some(we));
@@ -437,11 +507,11 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let v0_flen = n.dff(flen, Some(s_end), 0);
         let v0_user = n.dff(s_user, Some(s_end), 0);
         let v0_start = n.dff(s_start, Some(s_end), 0);
-        let fits_s = n.ultk(s_bi, (d - 1) as u64);
+        let fits_s = n.ultk(s_bi, fmax as u64);
         let ovf = n.not(fits_s);
         let v0_ovf = n.dff(ovf, Some(s_end), 0);
         let nb = n.addk(s_bi, 1);
-        let cap_nb = n.lit(12, (d - 1) as u64);
+        let cap_nb = n.lit(12, fmax as u64);
         let nb_c = n.mux(ovf, cap_nb, nb);
         let v0_nb = n.dff(nb_c, Some(s_end), 0);
         let r = |n: &mut Net, x: N| n.dff(x, None, 0);
@@ -843,8 +913,8 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let desc = n.cat(&[meta_f, job]);
         // ================= descriptor FIFO, meta output =================
         let dpop = n.wire(1);
-        let (dhead, dcnt) = n.reg_fifo(DESC_FIFO, desc, st_v, dpop);
-        n.drive(desc_cnt, dcnt);
+        let (dhead, dcnt, dtotal) = desc_queue(n, desc, st_v, dpop);
+        n.drive(desc_cnt, dtotal);
         let m_v = n.reg(1, 0);
         let m_d = n.reg(mb, 0);
         let jpop = n.wire(1);
@@ -1347,7 +1417,7 @@ crate::net_logic!(
     inputs: [rst, s_axis_rx_tdata, s_axis_rx_tkeep, s_axis_rx_tlast, s_axis_rx_tuser, s_axis_rx_tvalid,
              m_axis_meta_tready, m_axis_pay_tready, cfg_udp_port, cfg_dscp_trim, cfg_ipv4, cfg_ipv6, cfg_ip_en],
     outputs: [s_axis_rx_tready, m_axis_meta_tdata, m_axis_meta_tvalid, m_axis_pay_tdata, m_axis_pay_tkeep,
-              m_axis_pay_tlast, m_axis_pay_tvalid]
+              m_axis_pay_tlast, m_axis_pay_tvalid, stat_overflow]
 );
 
 /// The frame parser at both widths.

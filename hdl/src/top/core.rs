@@ -56,8 +56,10 @@ const _: () = assert!(1 << MSG_BITS == 8);
 pub const MR_BITS: usize = 12;
 /// log2 of the transmit engine's message pool.
 pub const POOL_BITS: u32 = 12;
-/// Beats of the parser's store-and-forward FIFO.
-pub const RX_FIFO_BEATS: usize = 256;
+/// Bytes of the parser's store-and-forward frame FIFO: a frame is admitted while at most half of it is taken,
+/// so frames up to 16 KiB (the 8 KiB largest payload with room to spare) always fit, and 16 KiB of frames
+/// waiting for the receive engine are absorbed before the parser discards any (`rx_overflows`).
+pub const RX_FIFO_BYTES: usize = 32 * 1024;
 
 /// The NIC core: `DW`-bit datapath (`KW = DW / 8`), `2^CB` connections, `2^QB` queue pairs and CQs, `SA = CB +
 /// MSG_BITS`.
@@ -117,7 +119,8 @@ pub struct MetaroceCore<
     pub s_axis_rx_tuser: Signal<In, Bit>,
     /// MAC receive valid.
     pub s_axis_rx_tvalid: Signal<In, Bit>,
-    /// MAC receive ready.
+    /// MAC receive ready: always 1 (a MAC cannot wait; frames without buffer room are discarded and counted
+    /// as `rx_overflows`).
     pub s_axis_rx_tready: Signal<Out, Bit>,
     /// MAC transmit data.
     pub m_axis_tx_tdata: Signal<Out, Bits<DW>>,
@@ -335,7 +338,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             epc: Default::default(),
             ctxp: CtxPort::new(),
             fan: Default::default(),
-            parser: Parser::new(RX_FIFO_BEATS),
+            parser: Parser::new(RX_FIFO_BYTES / KW),
             rxe: RxEngine::new(cfg.conn_bits),
             rq: RecvQueue::new(),
             rdt: ReadTable::new(),
@@ -907,6 +910,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & self.fan.s_axis_open_tready.val()
             & !self.ctxp.m_axis_open_tdata.val().rx_only;
         self.cnt.slot_wait.next = self.snd.stat_slot_wait.val();
+        self.cnt.rx_overflow.next = self.parser.stat_overflow.val();
         self.cnt.nack_tx.next = self.rxe.m_axis_ctl_tvalid.val()
             & self.txe.s_axis_ctl_tready.val()
             & (self.rxe.m_axis_ctl_tdata.val().ptype == 3);
