@@ -233,7 +233,7 @@ fn mr_sem_19_27_regression_pop_served_while_packet_output_waits() {
     });
     tb.clock();
     tb.u.s_axis_pop_tvalid.next = false;
-    tb.serve_rqe(0);
+    // RQE 0 is cached from the packet's read: the pop needs no read of its own.
     tb.u.m_axis_popped_tready.next = true;
     tb.wait("pop answered", |u| u.m_axis_popped_tvalid.val());
     let p: RqePop = tb.u.m_axis_popped_tdata.val();
@@ -262,4 +262,130 @@ fn mr_sem_19_27_regression_pop_served_while_packet_output_waits() {
     assert!(second.rqe_ok && !second.nack, "RQE found: {second:?}");
     assert_eq!(second.rqe_addr, rqe(1).addr.to_bits::<64>());
     assert_eq!(second.rqe_index, 1u64.to_bits::<16>());
+}
+
+/// Offers `p`, takes it, and waits for it on the output without serving any DMA read (the RQE must come from
+/// the cache); returns its check record and releases the output.
+fn through_without_dma(tb: &mut Tb, p: PktMeta) -> RxCheck {
+    tb.u.s_axis_pkt_tdata.next = p;
+    tb.u.s_axis_pkt_tuser.next = RxCheck::default();
+    tb.u.s_axis_pkt_tvalid.next = true;
+    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
+    tb.clock();
+    tb.u.s_axis_pkt_tvalid.next = false;
+    tb.wait("packet out without an RQE read", |u| {
+        assert!(!u.m_axis_dma_rd_desc_tvalid.val(), "an RQE read was issued");
+        u.m_axis_pkt_tvalid.val()
+    });
+    let c: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    assert_eq!(tb.u.m_axis_pkt_tdata.val(), p);
+    tb.u.m_axis_pkt_tready.next = true;
+    tb.clock();
+    tb.u.m_axis_pkt_tready.next = false;
+    c
+}
+
+#[test]
+fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_the_qp_context_changes(
+) {
+    let mut tb = Tb::new();
+    tb.setup();
+    tb.doorbell(2);
+    // The first packet of message 0 reads RQE 0.
+    tb.u.s_axis_pkt_tdata.next = send(0);
+    tb.u.s_axis_pkt_tuser.next = RxCheck::default();
+    tb.u.s_axis_pkt_tvalid.next = true;
+    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
+    tb.clock();
+    tb.u.s_axis_pkt_tvalid.next = false;
+    tb.serve_rqe(0);
+    tb.wait("packet out", |u| u.m_axis_pkt_tvalid.val());
+    let first: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    assert!(first.rqe_ok && !first.nack, "RQE found: {first:?}");
+    tb.u.m_axis_pkt_tready.next = true;
+    tb.clock();
+    tb.u.m_axis_pkt_tready.next = false;
+    // With nothing offered, the next posted RQE (index 1) is prefetched.
+    tb.serve_rqe(1);
+    for _ in 0..16 {
+        tb.clock();
+    }
+    // Message 1's first packet finds the prefetched RQE 1.
+    let c = through_without_dma(&mut tb, send(1));
+    assert!(c.rqe_ok && !c.nack, "prefetched RQE: {c:?}");
+    assert_eq!(c.rqe_addr, rqe(1).addr.to_bits::<64>());
+    assert_eq!(c.rqe_index, 1u64.to_bits::<16>());
+    // A later packet of message 0 (same SSN, another PSN and offset), arriving after message 1 began as
+    // multipath reordering makes it, still gets RQE 0 without a read.
+    let mut later = send(0);
+    later.psn = 0x180u64.to_bits();
+    later.dflags = 2u64.to_bits();
+    later.msg_len = 512u64.to_bits();
+    later.addr = 256u64.to_bits();
+    let c = through_without_dma(&mut tb, later);
+    assert!(c.rqe_ok && !c.nack, "RQE from the cache: {c:?}");
+    assert_eq!(
+        (c.rqe_addr, c.rqe_len, c.rqe_lkey, c.rqe_index),
+        (
+            first.rqe_addr,
+            first.rqe_len,
+            first.rqe_lkey,
+            first.rqe_index
+        )
+    );
+    // Message 0 completes: its pop finds RQE 0 cached and consumes it without a read.
+    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
+    tb.u.s_axis_pop_tvalid.next = true;
+    tb.wait("pop taken", |u| u.s_axis_pop_tready.val());
+    tb.clock();
+    tb.u.s_axis_pop_tvalid.next = false;
+    tb.u.m_axis_popped_tready.next = true;
+    tb.wait("pop answered without a read", |u| {
+        assert!(!u.m_axis_dma_rd_desc_tvalid.val(), "an RQE read was issued");
+        u.m_axis_popped_tvalid.val()
+    });
+    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    assert!(p.ok, "RQE consumed: {p:?}");
+    assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
+    assert_eq!(p.index, 0u64.to_bits::<16>());
+    tb.clock();
+    tb.u.m_axis_popped_tready.next = false;
+    // RQE 2 is not posted: no prefetch.
+    for _ in 0..32 {
+        tb.settle();
+        assert!(
+            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
+            "read of an RQE not posted"
+        );
+        tb.clock();
+    }
+    // A QP context write empties the cache: message 1's next packet reads its RQE again.
+    tb.setup();
+    tb.doorbell(2);
+    tb.u.s_axis_pkt_tdata.next = send(1);
+    tb.u.s_axis_pkt_tvalid.next = true;
+    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
+    tb.clock();
+    tb.u.s_axis_pkt_tvalid.next = false;
+    tb.serve_rqe(1);
+    tb.wait("packet out", |u| u.m_axis_pkt_tvalid.val());
+    let c: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    assert!(c.rqe_ok && !c.nack, "RQE read again: {c:?}");
+    assert_eq!(c.rqe_addr, rqe(1).addr.to_bits::<64>());
+    tb.u.m_axis_pkt_tready.next = true;
+    tb.clock();
+    tb.u.m_axis_pkt_tready.next = false;
+    // A pop of an RQE that is not cached (index 0 of the rewritten QP) reads it.
+    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
+    tb.u.s_axis_pop_tvalid.next = true;
+    tb.wait("pop taken", |u| u.s_axis_pop_tready.val());
+    tb.clock();
+    tb.u.s_axis_pop_tvalid.next = false;
+    tb.serve_rqe(0);
+    tb.u.m_axis_popped_tready.next = true;
+    tb.wait("pop answered", |u| u.m_axis_popped_tvalid.val());
+    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    assert!(p.ok, "RQE consumed: {p:?}");
+    assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
+    assert_eq!(p.index, 0u64.to_bits::<16>());
 }

@@ -22,8 +22,16 @@
 //! `m_axis_kick_*` carries the connection of a QP whose RQ_PI doorbell was written, so that stalled
 //! completions are retried (the model's `deliver_in_order`).
 //!
-//! One request (packet or pop) at a time; a packet that needs an RQE waits for its DMA read (limitation: SEND
-//! throughput is bounded by the DMA read latency; WRITE and READ packets take 3 cycles). A packet whose verdict
+//! One request (packet or pop) at a time; a packet that needs an RQE waits for its DMA read, unless the RQE is
+//! cached. The cache holds four RQEs, RQE index `i` of a QP in entry `i mod 4` (direct-mapped), so the RQEs of
+//! consecutive messages coexist while packets of one message arrive after those of the next (multipath
+//! reordering). Every RQE read for a packet is cached; each SEND packet that finds its RQE schedules a prefetch
+//! of the following index, which runs once nothing else is offered and reads that RQE if it is posted and not
+//! cached. A QP context write (the RQ may have moved) empties the cache; a pop that finds its RQE cached takes
+//! the `wr_id` from there without a read and empties the entry. A SEND packet found in the cache takes 3
+//! cycles, as WRITE and READ packets do. A packet that arrives while a prefetch is in flight waits for it (at
+//! most one DMA read latency, as without the prefetch); a SEND message whose RQE was not prefetched (the
+//! first one, or after an RNR) waits for the DMA read latency once. A packet whose verdict
 //! is done waits in the output register (`m_axis_pkt_*`) with the FSM free: pops and opens are served while it
 //! waits, and the next packet is taken once it has left. The completion stage downstream stops taking packets
 //! while it pops, so a pop must never wait behind an output packet (that was a deadlock of the receive path).
@@ -40,7 +48,7 @@ use metaroce_regmap::descriptor::rqe::field as rf;
 use metaroce_regmap::queues::page;
 use rust_hdl::prelude::*;
 
-pub use rec::{QpRq, RqePop};
+pub use rec::{QpRq, RqeEnt, RqePop};
 
 // `LogicStruct` generates public accessor methods without docs; the record and its fields are documented.
 #[allow(missing_docs)]
@@ -60,6 +68,25 @@ mod rec {
         pub wr_id: Bits<64>,
         /// Its ring index (the CQE's `wqe_index`).
         pub index: Bits<16>,
+    }
+
+    /// An entry of the RQE cache.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct RqeEnt {
+        /// Holds an RQE.
+        pub v: Bit,
+        /// Its QP.
+        pub qp: Bits<16>,
+        /// Its ring index.
+        pub idx: Bits<16>,
+        /// The RQE's buffer address.
+        pub addr: Bits<64>,
+        /// Its length.
+        pub len: Bits<32>,
+        /// Its lkey.
+        pub lkey: Bits<32>,
+        /// Its `wr_id`.
+        pub wr_id: Bits<64>,
     }
 
     /// What the block keeps of a QP's context entry.
@@ -173,6 +200,29 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     opend: DFF<Bit>,
     ci_wr: DFF<Bit>,
     ci_new: DFF<Bits<16>>,
+    ce0: DFF<RqeEnt>,
+    ce1: DFF<RqeEnt>,
+    ce2: DFF<RqeEnt>,
+    ce3: DFF<RqeEnt>,
+    pf_v: DFF<Bit>,
+    pf_conn: DFF<Bits<CB>>,
+    pf_qp: DFF<Bits<QB>>,
+    pf_idx: DFF<Bits<16>>,
+    c_slot: Signal<Local, Bits<2>>,
+    c_sel: Signal<Local, RqeEnt>,
+    c_hit: Signal<Local, Bit>,
+    c_m0: Signal<Local, Bit>,
+    c_m1: Signal<Local, Bit>,
+    c_m2: Signal<Local, Bit>,
+    c_m3: Signal<Local, Bit>,
+    idx_p: DFF<Bits<16>>,
+    hit_p: DFF<Bit>,
+    c_wr: Signal<Local, Bit>,
+    c_wslot: Signal<Local, Bits<2>>,
+    c_new: Signal<Local, RqeEnt>,
+    c_fill: Signal<Local, RqeEnt>,
+    take_f: Signal<Local, Bit>,
+    pf_k: Signal<Local, Bits<16>>,
     ctx_data: Signal<Local, Bits<512>>,
     ctx_qp: Signal<Local, Bit>,
     ctx_index: Signal<Local, Bits<16>>,
@@ -234,14 +284,17 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_s_2: Lit<4, 2>,
     k_s_3: Lit<4, 3>,
     k_s_4: Lit<4, 4>,
+    k_s_5: Lit<4, 5>,
     k_s_desc: Lit<4, 6>,
     k_s_rd: Lit<4, 7>,
     k_s_pout: Lit<4, 9>,
     k_k_pkt: Lit<2, 0>,
     k_k_pop: Lit<2, 1>,
     k_k_open: Lit<2, 2>,
+    k_k_pf: Lit<2, 3>,
     k_zero16: Lit<16, 0>,
     x_qpn: Zext<QB, 24>,
+    x_qp16: Zext<QB, 16>,
 }
 
 impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQueue<DW, KW, CB, QB> {
@@ -307,6 +360,29 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             kick_v: Default::default(),
             opend: Default::default(),
             ci_wr: Default::default(),
+            ce0: Default::default(),
+            ce1: Default::default(),
+            ce2: Default::default(),
+            ce3: Default::default(),
+            pf_v: Default::default(),
+            pf_conn: Default::default(),
+            pf_qp: Default::default(),
+            pf_idx: Default::default(),
+            c_slot: Default::default(),
+            c_sel: Default::default(),
+            c_hit: Default::default(),
+            c_m0: Default::default(),
+            c_m1: Default::default(),
+            c_m2: Default::default(),
+            c_m3: Default::default(),
+            idx_p: Default::default(),
+            hit_p: Default::default(),
+            c_wr: Default::default(),
+            c_wslot: Default::default(),
+            c_new: Default::default(),
+            c_fill: Default::default(),
+            take_f: Default::default(),
+            pf_k: Default::default(),
             ci_new: Default::default(),
             ctx_data: Default::default(),
             ctx_qp: Default::default(),
@@ -369,14 +445,17 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_s_2: Default::default(),
             k_s_3: Default::default(),
             k_s_4: Default::default(),
+            k_s_5: Default::default(),
             k_s_desc: Default::default(),
             k_s_rd: Default::default(),
             k_s_pout: Default::default(),
             k_k_pkt: Default::default(),
+            k_k_pf: Default::default(),
             k_k_pop: Default::default(),
             k_k_open: Default::default(),
             k_zero16: Default::default(),
             x_qpn: Default::default(),
+            x_qp16: Default::default(),
         }
     }
 }
@@ -396,7 +475,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, kind, conn_r, qp_r, qv_r, base_r, meta, chk, desc, popped, kick,
-            kick_v, opend, ci_wr, ci_new
+            kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pf_qp,
+            pf_idx
         );
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
@@ -482,6 +562,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & !self.s_axis_open_tvalid.val()
             & !self.s_axis_pop_tvalid.val()
             & self.s_axis_pkt_tvalid.val();
+        // A prefetch of the next RQE starts only when nothing else is offered.
+        self.take_f.next = self.idle.val()
+            & self.pf_v.q.val()
+            & !self.s_axis_open_tvalid.val()
+            & !self.s_axis_pop_tvalid.val()
+            & !self.s_axis_pkt_tvalid.val();
         self.s_axis_open_tready.next = self.take_o.val();
         self.s_axis_pop_tready.next = self.take_q.val();
         self.s_axis_pkt_tready.next = self.take_p.val();
@@ -497,6 +583,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.conn_r.d.next = self.qconn.val().get_bits::<CB>(0);
             self.kind.d.next = self.k_k_pop.v.val();
             self.state.d.next = self.k_s_1.v.val();
+        }
+        if self.take_f.val() {
+            self.conn_r.d.next = self.pf_conn.q.val();
+            self.kind.d.next = self.k_k_pf.v.val();
+            self.state.d.next = self.k_s_1.v.val();
+            self.pf_v.d.next = false;
         }
         if self.take_p.val() {
             self.conn_r.d.next = self.pconn.val().get_bits::<CB>(0);
@@ -532,6 +624,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.log16.i.next = self.ent.val().log;
         self.size.next = self.k_one16.v.val() << self.log16.o.val();
         self.ssn16.next = self.meta.q.val().key.get_bits::<16>(0);
+        if self.state.q.val() == self.k_s_2.v.val() {
+            // A packet's RQE index (`ssn_base + ssn`), registered for S3 and S4.
+            self.idx_p.d.next = self.ssnb.rd_data.val() + self.ssn16.val();
+        }
         self.consumed.next = self.ci.val() - self.base_r.q.val();
         self.k.next = self.ssn16.val() - self.consumed.val();
         self.x_k.i.next = self.k.val();
@@ -551,8 +647,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & !self.chk.q.val().nack;
         if self.kind.q.val() == self.k_k_pop.v.val() {
             self.idx.next = self.ci.val();
+        } else if self.kind.q.val() == self.k_k_pf.v.val() {
+            self.idx.next = self.pf_idx.q.val();
         } else {
-            self.idx.next = self.base_r.q.val() + self.ssn16.val();
+            self.idx.next = self.idx_p.q.val();
         }
         self.slot64.i.next = self.idx.val() & (self.size.val() - self.k_one16.v.val());
         self.ssnb.wr_en.next = false;
@@ -562,6 +660,49 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         } else {
             self.ssnb.wr_data.next = self.k_zero16.v.val();
         }
+        // The RQE cache: entry `idx mod 4` holds RQE `idx` of QP `qp` if `v`.
+        self.x_qp16.i.next = self.qp_r.q.val();
+        self.c_slot.next = self.idx.val().get_bits::<2>(0);
+        self.c_sel.next = self.ce0.q.val();
+        if self.c_slot.val() == 1 {
+            self.c_sel.next = self.ce1.q.val();
+        }
+        if self.c_slot.val() == 2 {
+            self.c_sel.next = self.ce2.q.val();
+        }
+        if self.c_slot.val() == 3 {
+            self.c_sel.next = self.ce3.q.val();
+        }
+        // Every entry compared at once, then the one of the slot chosen.
+        self.c_m0.next = self.ce0.q.val().v
+            & (self.ce0.q.val().qp == self.x_qp16.o.val())
+            & (self.ce0.q.val().idx == self.idx.val());
+        self.c_m1.next = self.ce1.q.val().v
+            & (self.ce1.q.val().qp == self.x_qp16.o.val())
+            & (self.ce1.q.val().idx == self.idx.val());
+        self.c_m2.next = self.ce2.q.val().v
+            & (self.ce2.q.val().qp == self.x_qp16.o.val())
+            & (self.ce2.q.val().idx == self.idx.val());
+        self.c_m3.next = self.ce3.q.val().v
+            & (self.ce3.q.val().qp == self.x_qp16.o.val())
+            & (self.ce3.q.val().idx == self.idx.val());
+        self.c_hit.next = ((self.c_slot.val() == 0) & self.c_m0.val())
+            | ((self.c_slot.val() == 1) & self.c_m1.val())
+            | ((self.c_slot.val() == 2) & self.c_m2.val())
+            | ((self.c_slot.val() == 3) & self.c_m3.val());
+        // The lookup's result, registered: at S3 for a packet or a prefetch (their index is a register), at
+        // S4 for a pop (its index is the RQ's consumer index, read at S4), used one state later.
+        if ((self.state.q.val() == self.k_s_3.v.val())
+            & (self.kind.q.val() != self.k_k_pop.v.val()))
+            | ((self.state.q.val() == self.k_s_4.v.val())
+                & (self.kind.q.val() == self.k_k_pop.v.val()))
+        {
+            self.hit_p.d.next = self.c_hit.val();
+        }
+        self.c_wr.next = false;
+        self.c_wslot.next = self.c_slot.val();
+        self.c_new.next = self.c_sel.val();
+        self.pf_k.next = self.idx.val() - self.ci.val();
         if self.state.q.val() == self.k_s_4.v.val() {
             self.desc.d.next.addr = self.ent.val().base + (self.slot64.o.val() << 5u64);
             self.desc.d.next.len = self.k_len32.v.val();
@@ -569,6 +710,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             if self.kind.q.val() == self.k_k_open.v.val() {
                 self.ssnb.wr_en.next = true;
                 self.state.d.next = self.k_s_idle.v.val();
+            } else if self.kind.q.val() == self.k_k_pf.v.val() {
+                // Prefetch: read the RQE if it is posted, not cached, and the connection still on that QP.
+                self.state.d.next = self.k_s_idle.v.val();
+                if self.qv_r.q.val()
+                    & (self.qp_r.q.val() == self.pf_qp.q.val())
+                    & (self.pf_k.val() < (self.pi.val() - self.ci.val()))
+                    & !self.hit_p.q.val()
+                {
+                    self.state.d.next = self.k_s_desc.v.val();
+                }
             } else if self.kind.q.val() == self.k_k_pop.v.val() {
                 self.popped.d.next.ok = false;
                 self.popped.d.next.qpn = self.x_qpn.o.val();
@@ -577,7 +728,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 if !self.qv_r.q.val() | (self.pi.val() == self.ci.val()) {
                     self.state.d.next = self.k_s_pout.v.val();
                 } else {
-                    self.state.d.next = self.k_s_desc.v.val();
+                    // S5 looks the RQE up in the cache.
+                    self.state.d.next = self.k_s_5.v.val();
                 }
             } else {
                 self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
@@ -596,6 +748,17 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                         self.chk.d.next.code = self.k_nack_invalid.v.val();
                         self.chk.d.next.aux = self.meta.q.val().msn;
                         self.meta.d.next.drop = self.k_drop_invalid.v.val();
+                    } else if self.qv_r.q.val() & self.hit_p.q.val() {
+                        // Cached (read for an earlier packet of the message, or prefetched: posted and not
+                        // consumed); the next RQE is prefetched.
+                        self.chk.d.next.rqe_ok = true;
+                        self.chk.d.next.rqe_addr = self.c_sel.val().addr;
+                        self.chk.d.next.rqe_len = self.c_sel.val().len;
+                        self.chk.d.next.rqe_lkey = self.c_sel.val().lkey;
+                        self.pf_v.d.next = true;
+                        self.pf_conn.d.next = self.conn_r.q.val();
+                        self.pf_qp.d.next = self.qp_r.q.val();
+                        self.pf_idx.d.next = self.idx.val() + self.k_one16.v.val();
                     } else if !self.qv_r.q.val() | (self.k.val() >= (self.pi.val() - self.ci.val()))
                     {
                         self.chk.d.next.nack = true;
@@ -615,12 +778,38 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 }
             }
         }
+        // S5 (pops): the consumed RQE cached gives its wr_id without a read, and the entry is emptied; else it
+        // is read (the descriptor was set at S4; the QP's indices are still on the RAM outputs).
+        if self.state.q.val() == self.k_s_5.v.val() {
+            if self.hit_p.q.val() {
+                self.popped.d.next.ok = true;
+                self.popped.d.next.wr_id = self.c_sel.val().wr_id;
+                self.c_wr.next = true;
+                self.c_new.next.v = false;
+                self.ci_wr.d.next = true;
+                self.ci_new.d.next = self.ci.val() + self.k_one16.v.val();
+                self.state.d.next = self.k_s_pout.v.val();
+            } else {
+                self.state.d.next = self.k_s_desc.v.val();
+            }
+        }
         self.m_axis_dma_rd_desc_tdata.next = self.desc.q.val();
         self.m_axis_dma_rd_desc_tvalid.next = self.state.q.val() == self.k_s_desc.v.val();
         if (self.state.q.val() == self.k_s_desc.v.val()) & self.m_axis_dma_rd_desc_tready.val() {
             self.state.d.next = self.k_s_rd.v.val();
         }
         self.rqe.next = self.s_axis_dma_rd_tdata.val().get_bits::<256>(0);
+        // What a fill writes into the cache (the index is set by the fill).
+        self.c_fill.next.v = true;
+        self.c_fill.next.qp = self.x_qp16.o.val();
+        self.c_fill.next.idx = self.idx.val();
+        self.c_fill.next.addr = self.rqe.val().get_bits::<64>(self.k_r_addr.v.val().index());
+        self.c_fill.next.len = self.rqe.val().get_bits::<32>(self.k_r_len.v.val().index());
+        self.c_fill.next.lkey = self.rqe.val().get_bits::<32>(self.k_r_lkey.v.val().index());
+        self.c_fill.next.wr_id = self
+            .rqe
+            .val()
+            .get_bits::<64>(self.k_r_wr_id.v.val().index());
         self.s_axis_dma_rd_tready.next = self.state.q.val() == self.k_s_rd.v.val();
         if (self.state.q.val() == self.k_s_rd.v.val()) & self.s_axis_dma_rd_tvalid.val() {
             if self.kind.q.val() == self.k_k_pop.v.val() {
@@ -634,6 +823,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 if self.s_axis_dma_rd_tlast.val() {
                     self.state.d.next = self.k_s_pout.v.val();
                 }
+            } else if self.kind.q.val() == self.k_k_pf.v.val() {
+                self.c_wr.next = true;
+                self.c_wslot.next = self.pf_idx.q.val().get_bits::<2>(0);
+                self.c_new.next = self.c_fill.val();
+                self.c_new.next.idx = self.pf_idx.q.val();
+                if self.s_axis_dma_rd_tlast.val() {
+                    self.state.d.next = self.k_s_idle.v.val();
+                }
             } else {
                 self.chk.d.next.rqe_ok = true;
                 self.chk.d.next.rqe_addr =
@@ -642,6 +839,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     self.rqe.val().get_bits::<32>(self.k_r_len.v.val().index());
                 self.chk.d.next.rqe_lkey =
                     self.rqe.val().get_bits::<32>(self.k_r_lkey.v.val().index());
+                self.c_wr.next = true;
+                self.c_wslot.next = self.chk.q.val().rqe_index.get_bits::<2>(0);
+                self.c_new.next = self.c_fill.val();
+                self.c_new.next.idx = self.chk.q.val().rqe_index;
+                self.pf_v.d.next = true;
+                self.pf_conn.d.next = self.conn_r.q.val();
+                self.pf_qp.d.next = self.qp_r.q.val();
+                self.pf_idx.d.next = self.chk.q.val().rqe_index + self.k_one16.v.val();
                 if self.s_axis_dma_rd_tlast.val() {
                     self.state.d.next = self.k_s_idle.v.val();
                     self.opend.d.next = true;
@@ -665,6 +870,30 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.opend.d.next = false;
             self.ci_wr.d.next = false;
         }
+        // The cache's write port.
+        if self.c_wr.val() {
+            if self.c_wslot.val() == 0 {
+                self.ce0.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 1 {
+                self.ce1.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 2 {
+                self.ce2.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 3 {
+                self.ce3.d.next = self.c_new.val();
+            }
+        }
+        // A QP context write (the RQ may have moved) empties the RQE cache.
+        if self.ctx_qp.val() | self.rst.val() {
+            self.ce0.d.next.v = false;
+            self.ce1.d.next.v = false;
+            self.ce2.d.next.v = false;
+            self.ce3.d.next.v = false;
+            self.pf_v.d.next = false;
+            self.hit_p.d.next = false;
+        }
     }
 }
 
@@ -674,7 +903,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         name: "metaroce_rx_recv_queue",
         area: "rx",
         description:
-            "RQ state and doorbells, RQE fetch for SEND (SSN), RNR verdicts, RQE consumption",
+            "RQ state and doorbells, RQE fetch for SEND (SSN) with a 4-entry cache and prefetch, RNR verdicts, RQE consumption",
         verilog: |_cfg| {
             crate::gen::verilog(
                 "metaroce_rx_recv_queue",
