@@ -735,13 +735,13 @@ fn demo(a: DemoArgs) -> ExitCode {
         r.gbps()
     );
     println!(
-        "  datapath        A transmits a beat in {:.1} % of the cycles from its first to its last ({} beats), B in {:.1} % ({}); receive back-pressure A {}, B {} cycles",
+        "  datapath        A transmits a beat in {:.1} % of the cycles from its first to its last ({} beats), B in {:.1} % ({}); frames discarded at receive for lack of room A {}, B {}",
         100.0 * r.tx_occupancy[0],
         r.tx_beats[0],
         100.0 * r.tx_occupancy[1],
         r.tx_beats[1],
-        r.rx_stalls[0],
-        r.rx_stalls[1]
+        r.rx_overflows[0],
+        r.rx_overflows[1]
     );
     println!(
         "  retransmissions {} of {} DATA packets ({} frames lost on the link)",
