@@ -264,17 +264,24 @@ fn mr_sem_19_27_regression_pop_served_while_packet_output_waits() {
     assert_eq!(second.rqe_index, 1u64.to_bits::<16>());
 }
 
-/// Offers `p`, takes it, and waits for it on the output without serving any DMA read (the RQE must come from
-/// the cache); returns its check record and releases the output.
-fn through_without_dma(tb: &mut Tb, p: PktMeta) -> RxCheck {
+/// Offers `p`, takes it, serves the read of RQE `n` if `read` is `Some(n)` (else asserts that no DMA read is
+/// issued: the RQE must come from the cache), waits for the packet on the output, releases it and returns its
+/// check record.
+fn through(tb: &mut Tb, p: PktMeta, read: Option<u64>) -> RxCheck {
     tb.u.s_axis_pkt_tdata.next = p;
     tb.u.s_axis_pkt_tuser.next = RxCheck::default();
     tb.u.s_axis_pkt_tvalid.next = true;
     tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
     tb.clock();
     tb.u.s_axis_pkt_tvalid.next = false;
-    tb.wait("packet out without an RQE read", |u| {
-        assert!(!u.m_axis_dma_rd_desc_tvalid.val(), "an RQE read was issued");
+    if let Some(n) = read {
+        tb.serve_rqe(n);
+    }
+    tb.wait("packet out", |u| {
+        assert!(
+            read.is_some() || !u.m_axis_dma_rd_desc_tvalid.val(),
+            "an RQE read was issued"
+        );
         u.m_axis_pkt_tvalid.val()
     });
     let c: RxCheck = tb.u.m_axis_pkt_tuser.val();
@@ -285,6 +292,31 @@ fn through_without_dma(tb: &mut Tb, p: PktMeta) -> RxCheck {
     c
 }
 
+/// Pops an RQE of connection `CONN`, serving the read of RQE `n` if `read` is `Some(n)` (else asserting that
+/// no DMA read is issued); returns the answer.
+fn pop(tb: &mut Tb, read: Option<u64>) -> RqePop {
+    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
+    tb.u.s_axis_pop_tvalid.next = true;
+    tb.wait("pop taken", |u| u.s_axis_pop_tready.val());
+    tb.clock();
+    tb.u.s_axis_pop_tvalid.next = false;
+    if let Some(n) = read {
+        tb.serve_rqe(n);
+    }
+    tb.u.m_axis_popped_tready.next = true;
+    tb.wait("pop answered", |u| {
+        assert!(
+            read.is_some() || !u.m_axis_dma_rd_desc_tvalid.val(),
+            "an RQE read was issued"
+        );
+        u.m_axis_popped_tvalid.val()
+    });
+    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    tb.clock();
+    tb.u.m_axis_popped_tready.next = false;
+    p
+}
+
 #[test]
 fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_the_qp_context_changes(
 ) {
@@ -292,26 +324,15 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     tb.setup();
     tb.doorbell(2);
     // The first packet of message 0 reads RQE 0.
-    tb.u.s_axis_pkt_tdata.next = send(0);
-    tb.u.s_axis_pkt_tuser.next = RxCheck::default();
-    tb.u.s_axis_pkt_tvalid.next = true;
-    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
-    tb.clock();
-    tb.u.s_axis_pkt_tvalid.next = false;
-    tb.serve_rqe(0);
-    tb.wait("packet out", |u| u.m_axis_pkt_tvalid.val());
-    let first: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    let first = through(&mut tb, send(0), Some(0));
     assert!(first.rqe_ok && !first.nack, "RQE found: {first:?}");
-    tb.u.m_axis_pkt_tready.next = true;
-    tb.clock();
-    tb.u.m_axis_pkt_tready.next = false;
     // With nothing offered, the next posted RQE (index 1) is prefetched.
     tb.serve_rqe(1);
     for _ in 0..16 {
         tb.clock();
     }
     // Message 1's first packet finds the prefetched RQE 1.
-    let c = through_without_dma(&mut tb, send(1));
+    let c = through(&mut tb, send(1), None);
     assert!(c.rqe_ok && !c.nack, "prefetched RQE: {c:?}");
     assert_eq!(c.rqe_addr, rqe(1).addr.to_bits::<64>());
     assert_eq!(c.rqe_index, 1u64.to_bits::<16>());
@@ -322,7 +343,7 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     later.dflags = 2u64.to_bits();
     later.msg_len = 512u64.to_bits();
     later.addr = 256u64.to_bits();
-    let c = through_without_dma(&mut tb, later);
+    let c = through(&mut tb, later, None);
     assert!(c.rqe_ok && !c.nack, "RQE from the cache: {c:?}");
     assert_eq!(
         (c.rqe_addr, c.rqe_len, c.rqe_lkey, c.rqe_index),
@@ -334,22 +355,10 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
         )
     );
     // Message 0 completes: its pop finds RQE 0 cached and consumes it without a read.
-    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
-    tb.u.s_axis_pop_tvalid.next = true;
-    tb.wait("pop taken", |u| u.s_axis_pop_tready.val());
-    tb.clock();
-    tb.u.s_axis_pop_tvalid.next = false;
-    tb.u.m_axis_popped_tready.next = true;
-    tb.wait("pop answered without a read", |u| {
-        assert!(!u.m_axis_dma_rd_desc_tvalid.val(), "an RQE read was issued");
-        u.m_axis_popped_tvalid.val()
-    });
-    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    let p = pop(&mut tb, None);
     assert!(p.ok, "RQE consumed: {p:?}");
     assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
     assert_eq!(p.index, 0u64.to_bits::<16>());
-    tb.clock();
-    tb.u.m_axis_popped_tready.next = false;
     // RQE 2 is not posted: no prefetch.
     for _ in 0..32 {
         tb.settle();
@@ -362,29 +371,11 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     // A QP context write empties the cache: message 1's next packet reads its RQE again.
     tb.setup();
     tb.doorbell(2);
-    tb.u.s_axis_pkt_tdata.next = send(1);
-    tb.u.s_axis_pkt_tvalid.next = true;
-    tb.wait("packet taken", |u| u.s_axis_pkt_tready.val());
-    tb.clock();
-    tb.u.s_axis_pkt_tvalid.next = false;
-    tb.serve_rqe(1);
-    tb.wait("packet out", |u| u.m_axis_pkt_tvalid.val());
-    let c: RxCheck = tb.u.m_axis_pkt_tuser.val();
+    let c = through(&mut tb, send(1), Some(1));
     assert!(c.rqe_ok && !c.nack, "RQE read again: {c:?}");
     assert_eq!(c.rqe_addr, rqe(1).addr.to_bits::<64>());
-    tb.u.m_axis_pkt_tready.next = true;
-    tb.clock();
-    tb.u.m_axis_pkt_tready.next = false;
     // A pop of an RQE that is not cached (index 0 of the rewritten QP) reads it.
-    tb.u.s_axis_pop_tdata.next = CONN.to_bits();
-    tb.u.s_axis_pop_tvalid.next = true;
-    tb.wait("pop taken", |u| u.s_axis_pop_tready.val());
-    tb.clock();
-    tb.u.s_axis_pop_tvalid.next = false;
-    tb.serve_rqe(0);
-    tb.u.m_axis_popped_tready.next = true;
-    tb.wait("pop answered", |u| u.m_axis_popped_tvalid.val());
-    let p: RqePop = tb.u.m_axis_popped_tdata.val();
+    let p = pop(&mut tb, Some(0));
     assert!(p.ok, "RQE consumed: {p:?}");
     assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
     assert_eq!(p.index, 0u64.to_bits::<16>());

@@ -133,23 +133,13 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
     let mut got_pay: Vec<Vec<u8>> = Vec::new();
     let mut cycles = 0usize;
     let limit = 30 * beats + 4_000;
+    // Records, payload packets and payload bytes still expected: every frame's, less the discarded ones'.
+    let mut n_meta = want.len();
+    let mut n_pay = want_pay.iter().filter(|p| !p.is_empty()).count();
+    let mut n_bytes: usize = want_pay.iter().map(Vec::len).sum();
+    let mut got_bytes = 0usize;
     loop {
-        let kept = |v: &[bool]| -> (usize, usize, usize) {
-            let mut r = (0, 0, 0);
-            for (i, p) in want_pay.iter().enumerate() {
-                if !v[i] {
-                    r.0 += 1;
-                    r.1 += usize::from(!p.is_empty());
-                    r.2 += p.len();
-                }
-            }
-            r
-        };
-        let (n_meta, n_pay, n_bytes) = kept(&discarded);
-        if src.pending() == 0
-            && got_meta.len() >= n_meta
-            && got_pay.iter().map(Vec::len).sum::<usize>() >= n_bytes
-        {
+        if src.pending() == 0 && got_meta.len() >= n_meta && got_bytes >= n_bytes {
             break;
         }
         cycles += 1;
@@ -164,7 +154,14 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
         // The overflow report of a frame whose first beat was just taken.
         let started = (src.beats > b0).then(|| firsts.get(&b0)).flatten();
         match started {
-            Some(&fi) => discarded[fi] = m.get(ovf) == 1,
+            Some(&fi) => {
+                if m.get(ovf) == 1 {
+                    discarded[fi] = true;
+                    n_meta -= 1;
+                    n_pay -= usize::from(!want_pay[fi].is_empty());
+                    n_bytes -= want_pay[fi].len();
+                }
+            }
             None => assert_eq!(
                 m.get(ovf),
                 0,
@@ -175,6 +172,7 @@ fn parser_run(block: &str, kw: usize, seed: u64, count: usize) {
             got_meta.push(meta_of_w32(&b.data));
         }
         while let Some((bytes, _)) = pay.pop_frame() {
+            got_bytes += bytes.len();
             got_pay.push(bytes);
         }
     }

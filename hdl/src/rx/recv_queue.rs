@@ -799,7 +799,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.state.d.next = self.k_s_rd.v.val();
         }
         self.rqe.next = self.s_axis_dma_rd_tdata.val().get_bits::<256>(0);
-        // What a fill writes into the cache (the index is set by the fill).
+        // What a fill writes into the cache. A fill takes the slot and index from the register that holds them
+        // (`pf_idx`, `chk.rqe_index`): the same values as `idx`, whose kind multiplexer would add a logic level
+        // in front of the cache's write enables.
         self.c_fill.next.v = true;
         self.c_fill.next.qp = self.x_qp16.o.val();
         self.c_fill.next.idx = self.idx.val();
