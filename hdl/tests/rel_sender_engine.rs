@@ -15,6 +15,8 @@ use metaroce_proto::transport::cc::{CcParams, CongestionControl, Nscc};
 use metaroce_proto::transport::loss::{LossCause, SendWindow, SentPkt, F_LOST};
 use metaroce_proto::transport::path::{port_to_ev, PathSet, RecycleCause};
 use metaroce_proto::transport::rtt::RttEstimator;
+use metaroce_proto::wire::{NackCode, PacketType};
+use metaroce_regmap::descriptor::cqe::CqeStatus;
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
@@ -50,7 +52,7 @@ struct Tb {
     /// `stat_lost_cause` of every `stat_lost` pulse, in order.
     lost_log: Vec<u64>,
     /// Connections on `m_axis_err_*`.
-    err_log: Vec<u64>,
+    err_log: Vec<(u64, u64, bool, u64)>,
     /// Cycles with `stat_slot_wait`.
     slot_waits: usize,
 }
@@ -171,7 +173,13 @@ impl Tb {
                 .push(self.u.m_axis_rtx_tdata.val().psn.to_u64() as u32);
         }
         if self.u.m_axis_err_tvalid.val() && self.u.m_axis_err_tready.val() {
-            self.err_log.push(self.u.m_axis_err_tdata.val().to_u64());
+            let e = self.u.m_axis_err_tdata.val();
+            self.err_log.push((
+                e.conn.to_u64(),
+                e.status.to_u64(),
+                e.by_msn && e.strict,
+                e.msn.to_u64(),
+            ));
         }
         self.u.clk.next = true.into();
         self.settle();
@@ -409,6 +417,8 @@ struct Oracle {
     rnr_retry: u8,
     next_send_at: u64,
     failed: bool,
+    /// The status the failure reports (`CqeStatus`).
+    fail_status: u64,
     /// PSNs declared lost, in order.
     declared: Vec<u32>,
     /// Their causes (`LOST_*` of the engine's `stat_lost_cause`).
@@ -517,6 +527,7 @@ impl Oracle {
                 self.rnr_until = now + u64::from(aux.max(1)) * 1000;
                 if self.rnr_count > self.rnr_retry {
                     self.failed = true;
+                    self.fail_status = CqeStatus::RnrRetryExceeded as u64;
                 }
             }
         }
@@ -540,6 +551,7 @@ impl Oracle {
             self.retries = self.retries.saturating_add(1);
             if self.retries > self.retry_limit {
                 self.failed = true;
+                self.fail_status = CqeStatus::RetryExceeded as u64;
                 return;
             }
             let rto = self.rtt.rto();
@@ -692,6 +704,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         rnr_retry,
         next_send_at: 0,
         failed: false,
+        fail_status: 0,
         declared: vec![],
         causes: vec![],
     };
@@ -891,7 +904,11 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         }
         assert_eq!(tb.rtx_log, o.declared, "declared PSNs, {ctx}");
         assert_eq!(tb.lost_log, o.causes, "loss causes, {ctx}");
-        let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
+        let want_err = if o.failed {
+            vec![(conn, o.fail_status, false, 0)]
+        } else {
+            vec![]
+        };
         assert_eq!(tb.err_log, want_err, "failure, {ctx}");
     }
     // A blackout: nothing comes back any more. Each RTO expiry declares the outstanding PSNs lost, their
@@ -947,7 +964,7 @@ fn mr_rel_34_55_mr_path_3_losses_timers_and_paths_match_the_model() {
         assert_eq!(tb.lost_log, o.causes, "blackout: loss causes, seed {seed}");
     }
     assert!(o.failed, "the retry limit ends the blackout, seed {seed}");
-    let want_err: Vec<u64> = if o.failed { vec![conn] } else { vec![] };
+    let want_err = vec![(conn, o.fail_status, false, 0)];
     assert_eq!(
         tb.err_log, want_err,
         "failure after the blackout, seed {seed}"
@@ -1222,4 +1239,97 @@ fn mr_cc_2_a_request_near_its_pacing_time_is_held_and_decided_at_that_time() {
     assert!(r.allow && r.psn.to_u64() == 1001, "{r:?}");
     assert!(c < 30, "decided {c} cycles after its pacing time");
     assert!(taken, "the ACK is taken after the decision");
+}
+
+/// MR-SEM-35: a NACK ACCESS, INVALID or UNSUPPORTED is passed on as a cause for the QP to enter ERROR with its
+/// MSN (`aux`) and the status of Table 8.10, matched by the transmit scheduler (`strict`: ignored when it names
+/// no started message); NO_CONTEXT is not. A stop (the scheduler's decision) ends the connection's send
+/// direction: its timers never fire again and the gate refuses it.
+#[test]
+fn mr_sem_35_fatal_nacks_are_reported_and_a_stop_ends_the_send_direction() {
+    let p = CcParams {
+        mtu: 1024,
+        ..CcParams::default()
+    };
+    let timers = Timers {
+        rto_min: 20_000,
+        rto_init: 50_000,
+        rto_max: 1_000_000,
+        retry_limit: 3,
+        rnr_retry: 3,
+        reorder_distance: 16,
+    };
+    let mut now = 1_000_000u64;
+    let mut tb = Tb::new(&p, &timers, now);
+    let conn = 2u64;
+    tb.open(ConnOpen {
+        conn: conn.to_bits(),
+        isn: 500u64.to_bits(),
+        paths: 4u64.to_bits(),
+        seed: 3u64.to_bits(),
+        ..Default::default()
+    });
+    tb.drain(8);
+    let req = |psn: u64| GateReq {
+        conn: conn.to_bits(),
+        psn: psn.to_bits(),
+        charged: 1088u64.to_bits(),
+        rtx: false,
+    };
+    let r = tb.gate_full(req(500));
+    assert!(r.allow, "the first packet passes");
+    tb.send_allowed(&r, now, 1088, false);
+    let nack = |code: NackCode, aux: u64| PktMeta {
+        conn: conn.to_bits(),
+        ptype: (PacketType::Nack as u64).to_bits(),
+        psn: 500u64.to_bits(),
+        code: (code as u64).to_bits(),
+        aux: aux.to_bits(),
+        ..Default::default()
+    };
+    for (code, status) in [
+        (NackCode::Access, CqeStatus::RemoteAccess),
+        (NackCode::Invalid, CqeStatus::RemoteInvalidRequest),
+        (NackCode::Unsupported, CqeStatus::RemoteInvalidRequest),
+    ] {
+        tb.feedback(nack(code, 7));
+        tb.drain(20);
+        assert_eq!(
+            tb.err_log.pop(),
+            Some((conn, status as u64, true, 7)),
+            "{code:?}"
+        );
+        assert!(tb.err_log.is_empty());
+    }
+    tb.feedback(nack(NackCode::NoContext, 7));
+    tb.drain(20);
+    assert!(tb.err_log.is_empty(), "NO_CONTEXT is not a QP error");
+    // The stop: no RTO fires (the packet stays unacknowledged), nothing is declared, the gate refuses.
+    tb.push(
+        |u, v| {
+            u.s_axis_stop_tdata.next = conn.to_bits();
+            u.s_axis_stop_tvalid.next = v;
+        },
+        |u| u.s_axis_stop_tready.val(),
+    );
+    tb.drain(20);
+    for _ in 0..40 {
+        now += 25_000;
+        tb.u.now.next = now.to_bits();
+        tb.drain(30);
+    }
+    assert!(
+        tb.rtx_log.is_empty(),
+        "declared after the stop: {:?}",
+        tb.rtx_log
+    );
+    assert!(
+        tb.err_log.is_empty(),
+        "reported after the stop: {:?}",
+        tb.err_log
+    );
+    assert!(
+        !tb.gate_full(req(501)).allow,
+        "the gate refuses a stopped connection"
+    );
 }

@@ -9,7 +9,7 @@
 
 use metaroce_hdl::dma::DmaDesc;
 use metaroce_hdl::records::{CtxWrite, PktMeta, RtxReq};
-use metaroce_hdl::rel::records::{ConnOpen, GateResp, UnaUpdate};
+use metaroce_hdl::rel::records::{ConnFail, ConnOpen, GateResp, UnaUpdate};
 use metaroce_hdl::tx::tx_engine::TxEngine;
 use metaroce_proto::transport::verbs::{Access, RemoteQp, SendOp, SendWr, Sge};
 use metaroce_proto::transport::{CcKind, Endpoint, EndpointConfig, PlanHeaders, SparseMemory};
@@ -85,6 +85,9 @@ struct Bench {
     rdrecs: Vec<(u64, u64, u64, u64, u64)>,
     /// READ-response wait changes (conn, wait).
     rwaits: Vec<(u64, bool)>,
+    /// QP errors (conn, status, msn if any) and stops (conn).
+    qperrs: Vec<(u64, u64, Option<u64>)>,
+    stops: Vec<u64>,
 }
 
 impl Bench {
@@ -107,6 +110,8 @@ impl Bench {
         u.m_axis_sqe_rd_desc_tready.next = true;
         u.m_axis_dma_rd_desc_tready.next = r & 128 != 0;
         u.m_axis_rwait_tready.next = r & 256 != 0;
+        u.m_axis_qperr_tready.next = r & 512 != 0;
+        u.m_axis_stop_tready.next = r & 1024 != 0;
         for (rd, sqe) in [(&self.sqe_rd, true), (&self.pay_rd, false)] {
             let (data, keep, last, valid) = match rd.q.front() {
                 Some(&(addr, len)) => {
@@ -232,6 +237,17 @@ impl Bench {
         if u.m_axis_rwait_tvalid.val() && u.m_axis_rwait_tready.val() {
             let w = u.m_axis_rwait_tdata.val();
             self.rwaits.push((w.conn.to_u64(), w.wait));
+        }
+        if u.m_axis_qperr_tvalid.val() && u.m_axis_qperr_tready.val() {
+            let e = u.m_axis_qperr_tdata.val();
+            self.qperrs.push((
+                e.conn.to_u64(),
+                e.status.to_u64(),
+                e.has_msn.then(|| e.msn.to_u64()),
+            ));
+        }
+        if u.m_axis_stop_tvalid.val() && u.m_axis_stop_tready.val() {
+            self.stops.push(u.m_axis_stop_tdata.val().to_u64());
         }
         if u.m_axis_scpl_tvalid.val() && u.m_axis_scpl_tready.val() {
             self.cpls.push(u.m_axis_scpl_tdata.val());
@@ -376,6 +392,8 @@ fn run(seed: u64) -> u32 {
         ctl_taken: 0,
         rdrecs: Vec::new(),
         rwaits: Vec::new(),
+        qperrs: Vec::new(),
+        stops: Vec::new(),
     };
     {
         let u = &mut bench.u;
@@ -692,5 +710,77 @@ fn run(seed: u64) -> u32 {
     // Each completion names its SQE's ring index: the ring starts at 0 and completes in posting order.
     let idx: Vec<u64> = (0..want.len() as u64).collect();
     assert_eq!(bench.cpl_idx, idx, "wqe_index of the send completions");
+    // MR-SEM-35: a fatal NACK naming a message already completed is ignored.
+    let fail = |status: CqeStatus, msn: u64, strict: bool| ConnFail {
+        conn: b(conn as u64),
+        status: b(status as u64),
+        msn: b(msn),
+        by_msn: strict,
+        strict,
+    };
+    let f = fail(CqeStatus::RemoteAccess, 1, true);
+    bench.offer(
+        move |u, v| {
+            u.s_axis_fail_tdata.next = f;
+            u.s_axis_fail_tvalid.next = v;
+        },
+        |u| u.s_axis_fail_tready.val(),
+    );
+    for _ in 0..200 {
+        bench.cycle();
+    }
+    assert!(
+        bench.qperrs.is_empty() && bench.stops.is_empty(),
+        "a stale fatal NACK failed the QP"
+    );
+    // The retry limit with nothing outstanding: the QP enters ERROR (no WR fails), once; the sender engine is
+    // told; a WR posted afterwards completes Flushed (MR-SEM-38) and sends nothing.
+    for f in [fail(CqeStatus::RetryExceeded, 0, false); 2] {
+        bench.offer(
+            move |u, v| {
+                u.s_axis_fail_tdata.next = f;
+                u.s_axis_fail_tvalid.next = v;
+            },
+            |u| u.s_axis_fail_tready.val(),
+        );
+    }
+    for _ in 0..200 {
+        bench.cycle();
+    }
+    assert_eq!(
+        bench.qperrs,
+        vec![(conn as u64, CqeStatus::RetryExceeded as u64, None)]
+    );
+    assert_eq!(bench.stops, vec![conn as u64]);
+    let (wr, sq) = &wrs[0];
+    let mut e = [0u8; 64];
+    SqeRepr {
+        wr_id: 0xF1,
+        op: *sq,
+        local_addr: wr.local.addr,
+        length: wr.local.len,
+        lkey: wr.local.lkey,
+        remote_addr: wr.remote_addr,
+        rkey: wr.rkey,
+        solicited: false,
+    }
+    .emit(&mut e)
+    .expect("sqe");
+    bench.host.write(sq_base + slot * 64, &e);
+    let (hdrs, ncpl) = (bench.hdrs.len(), bench.cpls.len());
+    bench.u.cfg_wr_en.next = true;
+    bench.u.cfg_wr_addr.next = b(qpn * DEFAULT_DB_STRIDE as u64 + page::SQ_PI as u64);
+    bench.u.cfg_wr_data.next = b(slot + 1);
+    bench.cycle();
+    for _ in 0..500 {
+        bench.cycle();
+    }
+    assert_eq!(bench.hdrs.len(), hdrs, "sent on a QP in ERROR");
+    assert_eq!(bench.cpls.len(), ncpl + 1, "the flushed completion");
+    let c = bench.cpls.last().expect("completion");
+    assert_eq!(
+        (c.wr_id.to_u64(), c.status.to_u64(), c.byte_len.to_u64()),
+        (0xF1, CqeStatus::Flushed as u64, 0)
+    );
     bench.refused
 }

@@ -76,3 +76,35 @@ pub struct ConnOpen {
     /// for a connection that was opened before knowing it (0-RTT); the send direction's holders ignore it.
     pub rx_only: Bit,
 }
+
+/// A cause for the QP of a connection to enter ERROR (MR-SEM-30, MR-SEM-34, MR-SEM-35, MR-REL-55, MR-REL-58),
+/// from the block that detected it to the transmit scheduler, which decides it and flushes the send queue
+/// (MR-SEM-38).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct ConnFail {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// Completion status of the failing WR (`metaroce_regmap::descriptor::cqe::CqeStatus`).
+    pub status: Bits<8>,
+    /// With `by_msn`: the MSN of the failing message.
+    pub msn: Bits<32>,
+    /// The cause names its message (`msn`); otherwise the oldest started, unreleased message fails.
+    pub by_msn: Bit,
+    /// A cause whose `msn` names no started, unreleased message is ignored (a fatal NACK, MR-SEM-35);
+    /// otherwise the oldest started message fails instead.
+    pub strict: Bit,
+}
+
+/// A QP entered ERROR (the `QpError` event of MR-SEM-38), reported to the control processor on the core's
+/// `m_axis_conn_err_*`. The connection index is the low 16 bits.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct QpError {
+    /// Connection.
+    pub conn: ConnIdx,
+    /// Completion status of the failing WR (`CqeStatus`).
+    pub status: Bits<8>,
+    /// MSN of the WR that completed with `status` (when `has_msn`).
+    pub msn: Bits<32>,
+    /// A started WR failed with `status` (otherwise every WR completed `Flushed`).
+    pub has_msn: Bit,
+}

@@ -15,9 +15,13 @@
 //! * `s_axis_open_*` ([`ConnOpen`]): initialises a connection's send-side state.
 //! * `s_axis_ctxw_*` ([`CtxWrite`]): context writes (accepted and ignored: every per-connection field this
 //!   engine keeps is initialised by `s_axis_open_*`).
-//! * `m_axis_err_*` (`Bits<16>`, the connection index): the retry limit (MR-REL-55) or the RNR retry limit of
-//!   a connection was exceeded; the connection's send direction stops (every later gate request is refused,
-//!   retransmissions with `skip`) until it is opened again.
+//! * `m_axis_err_*` ([`ConnFail`]): causes for the connection's QP to enter ERROR, for the transmit
+//!   scheduler, which decides them: the retry limit (MR-REL-55) or the RNR retry limit (MR-SEM-30) was
+//!   exceeded (the connection's send direction stops at once: every later gate request is refused,
+//!   retransmissions with `skip`, until it is opened again), or a fatal NACK (ACCESS, INVALID, UNSUPPORTED)
+//!   arrived, passed on with its `aux` (the MSN) for the scheduler to match (MR-SEM-35).
+//! * `s_axis_stop_*` (`Bits<16>`): the scheduler failed the connection's QP: its send direction stops as at
+//!   the retry limit (timers disarmed), without a report.
 //! * `now` (ns), `cfg_*` static configuration (see the field docs), `clk`, `rst`.
 //!
 //! Operation: one command at a time, chosen in idle with the priority open > pacing write-back > sent >
@@ -57,8 +61,8 @@
 //! * NACK (`ptype` 3): TRIMMED with the echo of the PSN's latest transmission declares it lost (MR-REL-34,
 //!   MR-REL-35: a stale one is ignored), recycles its entry and calls NSCC `on_nack_trim`; RNR declares it lost
 //!   without a recycle and holds its retransmission until `now + max(aux, 1) µs`, counting consecutive RNRs
-//!   (the connection fails beyond `cfg_rnr_retry`). Other NACK codes (NO_CONTEXT, ACCESS, INVALID,
-//!   UNSUPPORTED) are taken and dropped: they concern the message and connection layers (firmware).
+//!   (the connection fails beyond `cfg_rnr_retry`). ACCESS, INVALID and UNSUPPORTED go out on `m_axis_err_*`
+//!   (see above); NO_CONTEXT is taken and dropped: it concerns the connection layer (the control processor).
 //! * Timer (the wheel fires the connection): a due RACK deadline runs detection; a due RTO (MR-REL-39) counts
 //!   the expiry (beyond `cfg_retry_limit` the connection fails, MR-REL-55), declares every PSN sent at or before
 //!   `now - rto` lost (recycling their entries), sets the MR-REL-45 flag when declared PSNs wait, backs the RTO
@@ -94,8 +98,10 @@ use crate::rel::path_select::{
     PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS, OP_RECYCLE_TRIM,
     OP_SET_SRTT,
 };
-use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::records::{ConnFail, ConnOpen, GateReq, GateResp, UnaUpdate};
 use crate::rel::timer_wheel::TimerWheel;
+use metaroce_proto::wire::NackCode;
+use metaroce_regmap::descriptor::cqe::CqeStatus;
 use rust_hdl::prelude::*;
 
 /// `stat_lost_cause`: a NACK TRIMMED (MR-REL-34).
@@ -241,12 +247,20 @@ pub struct SenderEngine {
     pub s_axis_ctxw_tdata: Signal<In, CtxWrite>,
     /// Valid.
     pub s_axis_ctxw_tvalid: Signal<In, Bit>,
-    /// Retry limit exceeded (MR-REL-55): the connection index.
-    pub m_axis_err_tdata: Signal<Out, Bits<16>>,
+    /// A cause for the connection's QP to enter ERROR ([`ConnFail`]): the retry limit (MR-REL-55), the RNR
+    /// retry limit (MR-SEM-30), or a fatal NACK (ACCESS, INVALID, UNSUPPORTED; MR-SEM-35) with its MSN.
+    pub m_axis_err_tdata: Signal<Out, ConnFail>,
     /// Valid.
     pub m_axis_err_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_err_tready: Signal<In, Bit>,
+    /// The connection's QP entered ERROR (the transmit scheduler's decision): its send direction stops as
+    /// after the retry limit (`failed`, timers disarmed) until it is opened again.
+    pub s_axis_stop_tdata: Signal<In, Bits<16>>,
+    /// Valid.
+    pub s_axis_stop_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_stop_tready: Signal<Out, Bit>,
     /// NSCC `mtu` (bytes, 1..2^32): minimum window and fair-increase step (MR-CC-7, MR-CC-9).
     pub cfg_mtu: Signal<In, Bits<64>>,
     /// NSCC initial window = `CcParams::bdp_bytes()` (MR-CC-7), < 2^31 (the window is 32 bits wide).
@@ -387,7 +401,15 @@ pub struct SenderEngine {
     nack_trim: DFF<Bit>,
     nack_aux: DFF<Bits<32>>,
     err_pend: DFF<Bit>,
-    err_conn: DFF<Bits<16>>,
+    /// The cause on offer at `m_axis_err_*`.
+    err_rec: DFF<ConnFail>,
+    /// The status of a limit the current command found exceeded.
+    err_st: DFF<Bits<8>>,
+    /// A stop waiting to be applied, and its connection.
+    stop_v: DFF<Bit>,
+    stop_c: DFF<Bits<16>>,
+    /// The feedback on offer is a fatal NACK.
+    fatal: Signal<Local, Bit>,
     lbusy: DFF<Bit>,
     lw: DFF<LaneWord>,
     lrem: DFF<Bits<4>>,
@@ -482,6 +504,15 @@ pub struct SenderEngine {
     s_pw: Constant<Bits<6>>,
     s_ack_cc: Constant<Bits<6>>,
     s_ack_rt: Constant<Bits<6>>,
+    s_stop_rd: Constant<Bits<6>>,
+    s_stop_ld: Constant<Bits<6>>,
+    k_code_access: Constant<Bits<8>>,
+    k_code_invalid: Constant<Bits<8>>,
+    k_code_unsup: Constant<Bits<8>>,
+    k_st_raccess: Constant<Bits<8>>,
+    k_st_rinvalid: Constant<Bits<8>>,
+    k_st_retry: Constant<Bits<8>>,
+    k_st_rnr: Constant<Bits<8>>,
     k_ptype_ack: Constant<Bits<4>>,
     k_ptype_nack: Constant<Bits<4>>,
     k_code_trim: Constant<Bits<8>>,
@@ -567,6 +598,9 @@ impl SenderEngine {
             m_axis_err_tdata: Default::default(),
             m_axis_err_tvalid: Default::default(),
             m_axis_err_tready: Default::default(),
+            s_axis_stop_tdata: Default::default(),
+            s_axis_stop_tvalid: Default::default(),
+            s_axis_stop_tready: Default::default(),
             cfg_mtu: Default::default(),
             cfg_bdp: Default::default(),
             cfg_target_ns: Default::default(),
@@ -662,7 +696,11 @@ impl SenderEngine {
             nack_trim: Default::default(),
             nack_aux: Default::default(),
             err_pend: Default::default(),
-            err_conn: Default::default(),
+            err_rec: Default::default(),
+            err_st: Default::default(),
+            stop_v: Default::default(),
+            stop_c: Default::default(),
+            fatal: Default::default(),
             lbusy: Default::default(),
             lw: Default::default(),
             lrem: Default::default(),
@@ -757,6 +795,15 @@ impl SenderEngine {
             s_pw: Constant::new(43u64.to_bits()),
             s_ack_cc: Constant::new(44u64.to_bits()),
             s_ack_rt: Constant::new(45u64.to_bits()),
+            s_stop_rd: Constant::new(46u64.to_bits()),
+            s_stop_ld: Constant::new(47u64.to_bits()),
+            k_code_access: Constant::new((NackCode::Access as u64).to_bits()),
+            k_code_invalid: Constant::new((NackCode::Invalid as u64).to_bits()),
+            k_code_unsup: Constant::new((NackCode::Unsupported as u64).to_bits()),
+            k_st_raccess: Constant::new((CqeStatus::RemoteAccess as u64).to_bits()),
+            k_st_rinvalid: Constant::new((CqeStatus::RemoteInvalidRequest as u64).to_bits()),
+            k_st_retry: Constant::new((CqeStatus::RetryExceeded as u64).to_bits()),
+            k_st_rnr: Constant::new((CqeStatus::RnrRetryExceeded as u64).to_bits()),
             k_ptype_ack: Constant::new((2u64).to_bits()),
             k_ptype_nack: Constant::new((3u64).to_bits()),
             k_code_trim: Constant::new((1u64).to_bits()),
@@ -815,10 +862,11 @@ impl Logic for SenderEngine {
         dff_setup!(
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
-            peek_path, nack_trim, nack_aux, err_pend, err_conn, lbusy, lw, lrem, l_rtx_done,
-            l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy,
-            pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok, det_iss, det_ok,
-            det_lost, g_t0, g_conn, held_v, held_until, soon_v, soon_at, rtt_st, rtt_ok
+            peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st, stop_v, stop_c, lbusy, lw,
+            lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o,
+            rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
+            det_iss, det_ok, det_lost, g_t0, g_conn, held_v, held_until, soon_v, soon_at, rtt_st,
+            rtt_ok
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
@@ -1218,6 +1266,10 @@ impl Logic for SenderEngine {
         self.gate.path.next = 0.into();
         self.gate.now32.next = self.now32.val();
         self.since.next = self.now32.val() - self.est_l.val().next_tx;
+        self.fatal.next = (self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val())
+            && ((self.s_axis_fb_tdata.val().code == self.k_code_access.val())
+                || (self.s_axis_fb_tdata.val().code == self.k_code_invalid.val())
+                || (self.s_axis_fb_tdata.val().code == self.k_code_unsup.val()));
         // A retransmission waits for the end of an RNR hold.
         self.rnr_block.next = self.req.q.val().rtx
             && self.est_l.val().rnr_armed
@@ -1253,6 +1305,10 @@ impl Logic for SenderEngine {
                 // (An open waits for the pacing result of its connection's previous life to be written.)
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
                 self.state.d.next = self.s_open.val();
+            } else if self.stop_v.q.val() {
+                self.stop_v.d.next = false;
+                self.conn.d.next = self.stop_c.q.val();
+                self.state.d.next = self.s_stop_rd.val();
             } else if self.pace_res.q.val() {
                 self.conn.d.next = self.pace_conn.q.val();
                 self.state.d.next = self.s_pw_h.val();
@@ -1273,6 +1329,7 @@ impl Logic for SenderEngine {
                 && !self.defer.val()
                 && !self.una_v.q.val()
                 && self.rtx_room.val()
+                && !(self.fatal.val() && self.err_pend.q.val())
             {
                 // Feedback waits while an advance of snd_una is not taken or the retransmission FIFO
                 // could not take a whole window's declarations, so a command never blocks on its outputs
@@ -1285,8 +1342,20 @@ impl Logic for SenderEngine {
                         || self.s_axis_fb_tdata.val().code == self.k_code_rnr.val())
                 {
                     self.state.d.next = self.s_nack.val();
+                } else if self.fatal.val() {
+                    // MR-SEM-35: the transmit scheduler matches the MSN (`aux`) and fails the QP.
+                    self.s_axis_fb_tready.next = true;
+                    self.err_pend.d.next = true;
+                    self.err_rec.d.next.conn = self.s_axis_fb_tdata.val().conn;
+                    self.err_rec.d.next.status = self.k_st_rinvalid.val();
+                    if self.s_axis_fb_tdata.val().code == self.k_code_access.val() {
+                        self.err_rec.d.next.status = self.k_st_raccess.val();
+                    }
+                    self.err_rec.d.next.msn = self.s_axis_fb_tdata.val().aux;
+                    self.err_rec.d.next.by_msn = true;
+                    self.err_rec.d.next.strict = true;
                 } else {
-                    // Other feedback concerns the message and connection layers: dropped here.
+                    // NO_CONTEXT concerns the connection layer (the control processor): dropped here.
                     self.s_axis_fb_tready.next = true;
                 }
             } else if self.wheel.m_axis_fire_tvalid.val()
@@ -1619,6 +1688,7 @@ impl Logic for SenderEngine {
                                     self.eng_ram.rd_data.val().rnr_count + self.k_one8.val();
                             }
                             if self.eng_ram.rd_data.val().rnr_count >= self.cfg_rnr_retry.val() {
+                                self.err_st.d.next = self.k_st_rnr.val();
                                 self.state.d.next = self.s_err.val();
                             }
                         }
@@ -1665,6 +1735,7 @@ impl Logic for SenderEngine {
             }
             self.state.d.next = self.s_rto_c.val();
             if self.est.q.val().retries >= self.cfg_retry_limit.val() {
+                self.err_st.d.next = self.k_st_retry.val();
                 self.state.d.next = self.s_err.val();
             }
         }
@@ -1706,7 +1777,22 @@ impl Logic for SenderEngine {
         if self.state.q.val() == self.s_err.val() && !self.err_pend.q.val() {
             // MR-REL-55: the connection fails; its timers stop.
             self.err_pend.d.next = true;
-            self.err_conn.d.next = self.conn.q.val();
+            self.err_rec.d.next.conn = self.conn.q.val();
+            self.err_rec.d.next.status = self.err_st.q.val();
+            self.err_rec.d.next.msn = self.k_zero32.val();
+            self.err_rec.d.next.by_msn = false;
+            self.err_rec.d.next.strict = false;
+            self.est.d.next.failed = true;
+            self.est.d.next.rto_armed = false;
+            self.est.d.next.rack_armed = false;
+            self.state.d.next = self.s_arm.val();
+        }
+        // ---- Stop (the QP entered ERROR): as the retry limit, without a report.
+        if self.state.q.val() == self.s_stop_rd.val() {
+            self.state.d.next = self.s_stop_ld.val();
+        }
+        if self.state.q.val() == self.s_stop_ld.val() {
+            self.est.d.next = self.eng_ram.rd_data.val();
             self.est.d.next.failed = true;
             self.est.d.next.rto_armed = false;
             self.est.d.next.rack_armed = false;
@@ -1859,6 +1945,7 @@ impl Logic for SenderEngine {
             self.resp_valid.d.next = false;
             self.started.d.next = false;
             self.err_pend.d.next = false;
+            self.stop_v.d.next = false;
             self.lbusy.d.next = false;
             self.l_rtx_done.d.next = false;
             self.l_cmd_done.d.next = false;
@@ -1875,7 +1962,12 @@ impl Logic for SenderEngine {
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();
-        self.m_axis_err_tdata.next = self.err_conn.q.val();
+        self.m_axis_err_tdata.next = self.err_rec.q.val();
+        self.s_axis_stop_tready.next = !self.stop_v.q.val();
+        if self.s_axis_stop_tvalid.val() && !self.stop_v.q.val() {
+            self.stop_v.d.next = true;
+            self.stop_c.d.next = self.s_axis_stop_tdata.val();
+        }
         self.m_axis_err_tvalid.next = self.err_pend.q.val();
     }
 }

@@ -34,10 +34,12 @@ pub const CQ_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_CQ_DB_BASE;
 pub const CTX_WINDOW: u32 = 0x7_0000;
 
 use crate::ctx::ctx_port::CtxPort;
+use crate::rel::records::{ConnFail, QpError};
 use crate::rel::resp_timer::RespTimer;
 use crate::rel::sender_engine::SenderEngine;
 use crate::rx::completion::RxCompletion;
 use crate::rx::cq_writer::CqWriter;
+use crate::rx::drop;
 use crate::rx::mr_check::{MrCheck, RxCheck};
 use crate::rx::parser::Parser;
 use crate::rx::placement::Placement;
@@ -47,6 +49,8 @@ use crate::rx::recv_queue::RecvQueue;
 use crate::rx::rx_engine::RxEngine;
 use crate::tx::frame_build::FrameBuild;
 use crate::tx::tx_engine::TxEngine;
+use metaroce_proto::wire::Opcode;
+use metaroce_regmap::descriptor::cqe::CqeStatus;
 
 /// log2 of the receive message slots per connection (the model's `max_outstanding_msgs` in hardware).
 pub const MSG_BITS: usize = 3;
@@ -188,9 +192,11 @@ pub struct MetaroceCore<
     pub m_axis_exc_tvalid: Signal<Out, Bit>,
     /// Exception ready.
     pub m_axis_exc_tready: Signal<In, Bit>,
-    /// A connection failed (retry or RNR limit, MR-REL-55; READ response timed out beyond the retry limit,
-    /// MR-REL-58): its index.
-    pub m_axis_conn_err_tdata: Signal<Out, Bits<16>>,
+    /// A QP entered ERROR ([`QpError`]: connection, status of the failing WR and its MSN; the send queue was
+    /// flushed, MR-SEM-38): retry limit (MR-REL-55), RNR retry limit (MR-SEM-30), a fatal NACK (MR-SEM-35), an
+    /// invalid READ response or a READ's local buffer failing its check (MR-SEM-34), a READ response timed out
+    /// beyond the retry limit (MR-REL-58).
+    pub m_axis_conn_err_tdata: Signal<Out, QpError>,
     /// Connection failure valid.
     pub m_axis_conn_err_tvalid: Signal<Out, Bit>,
     /// Connection failure ready.
@@ -239,8 +245,16 @@ pub struct MetaroceCore<
     wrm: DmaWriteMux<DW, KW>,
     cnt: CounterEvents<KW>,
     rd_default: DFF<Bit>,
-    err_lock: DFF<Bit>,
-    err_rsp: Signal<Local, Bit>,
+    /// A READ response that failed its check (MR-SEM-34), waiting for the scheduler.
+    rrf: DFF<ConnFail>,
+    rrf_v: DFF<Bit>,
+    bad_rr: Signal<Local, Bit>,
+    c_op_rresp: Constant<Bits<8>>,
+    c_drop_access: Constant<Bits<8>>,
+    c_drop_invalid: Constant<Bits<8>>,
+    c_st_rop: Constant<Bits<8>>,
+    c_st_lprot: Constant<Bits<8>>,
+    c_st_retry: Constant<Bits<8>>,
     in_regs_rd: Signal<Local, Bit>,
     in_ctx_rd: Signal<Local, Bit>,
     chk_meta: Signal<Local, PktMeta>,
@@ -356,8 +370,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             wrm: Default::default(),
             cnt: Default::default(),
             rd_default: Default::default(),
-            err_lock: Default::default(),
-            err_rsp: Default::default(),
+            rrf: Default::default(),
+            rrf_v: Default::default(),
+            bad_rr: Default::default(),
+            c_op_rresp: Constant::new((Opcode::ReadResp as u64).into()),
+            c_drop_access: Constant::new((drop::ACCESS as u64).into()),
+            c_drop_invalid: Constant::new((drop::INVALID as u64).into()),
+            c_st_rop: Constant::new((CqeStatus::RemoteOperation as u64).into()),
+            c_st_lprot: Constant::new((CqeStatus::LocalProtection as u64).into()),
+            c_st_retry: Constant::new((CqeStatus::RetryExceeded as u64).into()),
             in_regs_rd: Default::default(),
             in_ctx_rd: Default::default(),
             chk_meta: Default::default(),
@@ -378,7 +399,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_default, err_lock);
+        dff_setup!(self, clk, rd_default, rrf, rrf_v);
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
         self.regs.clk.next = self.clk.val();
@@ -495,7 +516,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.regs.build_time.next = self.build_time.val();
         self.regs.cnt_inc.next = self.cnt.cnt_inc.val();
         self.regs.irq_cause_set.next = 0.into();
-        if self.cqw.cq_error.val() | self.snd.m_axis_err_tvalid.val() {
+        if self.cqw.cq_error.val() | self.txe.m_axis_qperr_tvalid.val() {
             // IRQ cause ASYNC_EVENT (metaroce_regmap::irq::Cause::ASYNC_EVENT).
             self.regs.irq_cause_set.next = 2.into();
         }
@@ -661,8 +682,31 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         }
         self.place.s_axis_pkt_tdata.next = self.place_meta.val();
         self.place.s_axis_pkt_tuser.next = self.place_user.val();
-        self.place.s_axis_pkt_tvalid.next = self.rxe.m_axis_place_tvalid.val();
-        self.rxe.m_axis_place_tready.next = self.place.s_axis_pkt_tready.val();
+        // Placement pauses while a failed READ response waits for the scheduler (`rrf_v`).
+        self.place.s_axis_pkt_tvalid.next =
+            self.rxe.m_axis_place_tvalid.val() & !self.rrf_v.q.val();
+        self.rxe.m_axis_place_tready.next =
+            self.place.s_axis_pkt_tready.val() & !self.rrf_v.q.val();
+        self.place_go.next = self.rxe.m_axis_place_tvalid.val()
+            & self.place.s_axis_pkt_tready.val()
+            & !self.rrf_v.q.val();
+        // MR-SEM-34: a READ response that failed the requester's check (NACK INVALID: no matching READ, or
+        // ACCESS: the READ's local buffer) fails the QP; `key` carries the READ's MSN.
+        self.bad_rr.next = (self.place_meta.val().ptype == 1)
+            & (self.place_meta.val().opcode == self.c_op_rresp.val())
+            & ((self.place_meta.val().drop == self.c_drop_access.val())
+                | (self.place_meta.val().drop == self.c_drop_invalid.val()));
+        if self.place_go.val() & self.bad_rr.val() {
+            self.rrf_v.d.next = true;
+            self.rrf.d.next.conn = self.place_meta.val().conn;
+            self.rrf.d.next.status = self.c_st_rop.val();
+            if self.place_meta.val().drop == self.c_drop_access.val() {
+                self.rrf.d.next.status = self.c_st_lprot.val();
+            }
+            self.rrf.d.next.msn = self.place_meta.val().key;
+            self.rrf.d.next.by_msn = true;
+            self.rrf.d.next.strict = false;
+        }
         self.place.s_axis_pay_tdata.next = self.rxe.m_axis_pay_tdata.val();
         self.place.s_axis_pay_tkeep.next = self.rxe.m_axis_pay_tkeep.val();
         self.place.s_axis_pay_tlast.next = self.rxe.m_axis_pay_tlast.val();
@@ -743,26 +787,40 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rsp.s_axis_wait_tvalid.next = self.txe.m_axis_rwait_tvalid.val();
         self.txe.m_axis_rwait_tready.next = self.rsp.s_axis_wait_tready.val();
         self.rsp.s_axis_data_tdata.next = self.place_meta.val().conn;
-        self.rsp.s_axis_data_tvalid.next = self.rxe.m_axis_place_tvalid.val()
-            & self.place.s_axis_pkt_tready.val()
+        self.rsp.s_axis_data_tvalid.next = self.place_go.val()
             & (self.place_meta.val().ptype == 1)
             & (self.place_meta.val().drop == 0);
         self.rsp.cfg_rto_min_ns.next = self.epc.cfg_rto_min_ns.val();
         self.rsp.cfg_rto_max_ns.next = self.epc.cfg_rto_max_ns.val();
         self.rsp.cfg_retry_limit.next = self.epc.cfg_retry_limit.val();
-        // Failed connections: the sender engine's (retry and RNR limits) and the READ-response timer's, one
-        // stream; a source on offer keeps it until taken (`err_lock` for the timer's).
-        self.err_rsp.next = self.rsp.m_axis_err_tvalid.val()
-            & (self.err_lock.q.val() | !self.snd.m_axis_err_tvalid.val());
-        self.m_axis_conn_err_tdata.next = self.snd.m_axis_err_tdata.val();
-        self.m_axis_conn_err_tvalid.next = self.snd.m_axis_err_tvalid.val();
-        if self.err_rsp.val() {
-            self.m_axis_conn_err_tdata.next = self.rsp.m_axis_err_tdata.val();
-            self.m_axis_conn_err_tvalid.next = true;
+        // QP errors: the causes (the sender engine's limits and fatal NACKs, the READ-response timer's limit,
+        // a failed READ response), in that priority, go to the scheduler, which decides each, flushes the send
+        // queue, stops the sender engine's connection and reports the QP on `m_axis_conn_err_*`.
+        self.txe.s_axis_fail_tdata.next = self.rrf.q.val();
+        self.txe.s_axis_fail_tvalid.next = self.rrf_v.q.val();
+        self.snd.m_axis_err_tready.next = false;
+        self.rsp.m_axis_err_tready.next = false;
+        if self.snd.m_axis_err_tvalid.val() {
+            self.txe.s_axis_fail_tdata.next = self.snd.m_axis_err_tdata.val();
+            self.txe.s_axis_fail_tvalid.next = true;
+            self.snd.m_axis_err_tready.next = self.txe.s_axis_fail_tready.val();
+        } else if self.rsp.m_axis_err_tvalid.val() {
+            self.txe.s_axis_fail_tdata.next.conn = self.rsp.m_axis_err_tdata.val();
+            self.txe.s_axis_fail_tdata.next.status = self.c_st_retry.val();
+            self.txe.s_axis_fail_tdata.next.msn = 0.into();
+            self.txe.s_axis_fail_tdata.next.by_msn = false;
+            self.txe.s_axis_fail_tdata.next.strict = false;
+            self.txe.s_axis_fail_tvalid.next = true;
+            self.rsp.m_axis_err_tready.next = self.txe.s_axis_fail_tready.val();
+        } else if self.rrf_v.q.val() & self.txe.s_axis_fail_tready.val() {
+            self.rrf_v.d.next = false;
         }
-        self.snd.m_axis_err_tready.next = self.m_axis_conn_err_tready.val() & !self.err_rsp.val();
-        self.rsp.m_axis_err_tready.next = self.m_axis_conn_err_tready.val() & self.err_rsp.val();
-        self.err_lock.d.next = self.err_rsp.val() & !self.m_axis_conn_err_tready.val();
+        self.m_axis_conn_err_tdata.next = self.txe.m_axis_qperr_tdata.val();
+        self.m_axis_conn_err_tvalid.next = self.txe.m_axis_qperr_tvalid.val();
+        self.txe.m_axis_qperr_tready.next = self.m_axis_conn_err_tready.val();
+        self.snd.s_axis_stop_tdata.next = self.txe.m_axis_stop_tdata.val();
+        self.snd.s_axis_stop_tvalid.next = self.txe.m_axis_stop_tvalid.val();
+        self.txe.m_axis_stop_tready.next = self.snd.s_axis_stop_tready.val();
         self.snd.cfg_mtu.next = self.epc.cfg_mtu.val();
         self.snd.cfg_bdp.next = self.epc.cfg_bdp.val();
         self.snd.cfg_target_ns.next = self.epc.cfg_target_ns.val();
@@ -894,10 +952,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.ack_sent.next = self.rxe.m_axis_ctl_tvalid.val()
             & self.txe.s_axis_ctl_tready.val()
             & (self.rxe.m_axis_ctl_tdata.val().ptype == 2);
-        self.cnt.rx_data.next = self.rxe.m_axis_place_tvalid.val()
-            & self.place.s_axis_pkt_tready.val()
-            & self.win.val().accepted
-            & (self.place_meta.val().ptype == 1);
+        self.cnt.rx_data.next =
+            self.place_go.val() & self.win.val().accepted & (self.place_meta.val().ptype == 1);
         self.cnt.rx_data_bytes.next = self.place_meta.val().payload_len;
         self.cnt.rx_ack.next = self.rxe.m_axis_fb_tvalid.val()
             & self.snd.s_axis_fb_tready.val()
@@ -928,8 +984,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.lost_cause.next = self.snd.stat_lost_cause.val();
         // Receive events where the engine hands the packet to placement (the model's order: a trimmed packet
         // of a live connection, then CE on an untrimmed one whatever the window decides, then out of order).
-        self.place_go.next =
-            self.rxe.m_axis_place_tvalid.val() & self.place.s_axis_pkt_tready.val();
         self.cnt.ooo_rx.next = self.place_go.val()
             & self.win.val().accepted
             & !self.win.val().in_order

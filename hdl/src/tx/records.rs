@@ -175,6 +175,9 @@ pub struct ConnTx {
     /// The oldest unreleased message is a READ whose request is acknowledged and whose response is incomplete
     /// (the READ-response timer runs, MR-REL-58).
     pub rd_wait: Bit,
+    /// The QP is in ERROR (MR-SEM-38): its send queue was flushed, new work requests complete `Flushed`,
+    /// nothing is sent, until the connection is opened again.
+    pub err: Bit,
 }
 
 /// Destination of one connection (from its QP's context entry).

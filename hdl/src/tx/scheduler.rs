@@ -25,6 +25,17 @@
 //!    request is first committed, its destination ([`ReadRec`]) goes to the receive path on `m_axis_rdrec_*`
 //!    (MR-SEM-24). A rejected work request (non-zero status) takes no PSN and completes in order.
 //!
+//! 6. A QP error (`s_axis_fail_*`, [`ConnFail`], taken after the snd_una and READ-response updates): the
+//!    failing message is the one the cause names by MSN when it is started and unreleased (MSNs in
+//!    `[rel_msn, msn)`); a fatal NACK naming none is ignored (MR-SEM-35); any other cause fails the oldest
+//!    started, unreleased message, if any. A connection not open or already in ERROR ignores it. Otherwise
+//!    the connection enters ERROR: one [`QpError`] on `m_axis_qperr_*` (the `QpError` event), its connection
+//!    on `m_axis_stop_*` to the sender engine, and the send queue is flushed in posting order (MR-SEM-38):
+//!    the failing message completes with the cause's status, a rejected one with its own, every other one
+//!    (signalled or not) `Flushed`, all with length 0; queued READ responses are dropped. A work request
+//!    for a connection in ERROR completes `Flushed` at once; its retransmissions are dropped; an open ends the
+//!    state. The receive queue is not flushed here (the control processor does it on the report).
+//!
 //! Every DATA packet asks the gate (`m_axis_gate_req_*` → `s_axis_gate_resp_*`, MR-REL-4, MR-CC-1/2). When
 //! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
 //! (`m_axis_payreq_*`, when payload_len > 0) are issued, in that order, and the state is committed. When
@@ -42,13 +53,14 @@
 use crate::common::zext::Zext;
 use crate::dma::DmaDesc;
 use crate::records::{ConnIdx, CtxWrite, PktMeta, RtxReq, TxSent};
-use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::records::{ConnFail, ConnOpen, GateReq, GateResp, QpError, UnaUpdate};
 use crate::rel::resp_timer::RespWait;
 use crate::rx::completion::ReadDone;
 use crate::tx::msg_table::MsgTable;
 use crate::tx::records::{ConnPeer, ConnTx, MsgDone, MsgEntry, ReadRec, WorkReq};
 use crate::tx::segment::Segment;
 use metaroce_proto::wire::Opcode;
+use metaroce_regmap::descriptor::cqe::CqeStatus;
 use rust_hdl::prelude::*;
 
 /// The scheduler with its message table and segmentation function.
@@ -160,6 +172,38 @@ pub struct Scheduler {
     pub m_axis_done_tready: Signal<In, Bit>,
     /// A work request for a closed connection was discarded (sticky).
     pub stat_wr_closed: Signal<Out, Bit>,
+    /// Causes for a connection's QP to enter ERROR (see the module docs).
+    pub s_axis_fail_tdata: Signal<In, ConnFail>,
+    /// Valid.
+    pub s_axis_fail_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_fail_tready: Signal<Out, Bit>,
+    /// QPs that entered ERROR (the `QpError` event of MR-SEM-38), one record per failure.
+    pub m_axis_qperr_tdata: Signal<Out, QpError>,
+    /// Valid.
+    pub m_axis_qperr_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_qperr_tready: Signal<In, Bit>,
+    /// The same connections, to the sender engine, whose send direction stops.
+    pub m_axis_stop_tdata: Signal<Out, ConnIdx>,
+    /// Valid.
+    pub m_axis_stop_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_stop_tready: Signal<In, Bit>,
+    fl: DFF<ConnFail>,
+    qerr: DFF<QpError>,
+    qerr_v: DFF<Bit>,
+    stop_c: DFF<ConnIdx>,
+    stop_v: DFF<Bit>,
+    d_fm: Signal<Local, Bits<32>>,
+    n_st: Signal<Local, Bits<32>>,
+    f_tgt: Signal<Local, Bits<32>>,
+    f_has: Signal<Local, Bit>,
+    f_go: Signal<Local, Bit>,
+    c_op_fail: Constant<Bits<3>>,
+    c_op_flush: Constant<Bits<3>>,
+    c_flushed: Constant<Bits<8>>,
+    c_read_resp: Constant<Bits<8>>,
     mtab: MsgTable,
     seg: Segment,
     rdrec: DFF<ReadRec>,
@@ -350,6 +394,29 @@ impl Scheduler {
             m_axis_rwait_tready: Default::default(),
             cfg_max_started: Default::default(),
             stat_wr_closed: Default::default(),
+            s_axis_fail_tdata: Default::default(),
+            s_axis_fail_tvalid: Default::default(),
+            s_axis_fail_tready: Default::default(),
+            m_axis_qperr_tdata: Default::default(),
+            m_axis_qperr_tvalid: Default::default(),
+            m_axis_qperr_tready: Default::default(),
+            m_axis_stop_tdata: Default::default(),
+            m_axis_stop_tvalid: Default::default(),
+            m_axis_stop_tready: Default::default(),
+            fl: Default::default(),
+            qerr: Default::default(),
+            qerr_v: Default::default(),
+            stop_c: Default::default(),
+            stop_v: Default::default(),
+            d_fm: Default::default(),
+            n_st: Default::default(),
+            f_tgt: Default::default(),
+            f_has: Default::default(),
+            f_go: Default::default(),
+            c_op_fail: o3(7),
+            c_op_flush: o3(0),
+            c_flushed: b8(CqeStatus::Flushed as u8),
+            c_read_resp: b8(Opcode::ReadResp as u8),
             mtab: MsgTable::new(conn_bits, pool_bits),
             seg: Segment::new(),
             rdrec: Default::default(),
@@ -467,7 +534,7 @@ impl Logic for Scheduler {
             self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, una_peer, wr,
             wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm,
             pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rwait,
-            rwait_v, rw_end, rdrec_v
+            rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
         );
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
@@ -547,6 +614,30 @@ impl Logic for Scheduler {
         if self.m_axis_rwait_tready.val() {
             self.rwait_v.d.next = false;
         }
+        // QP errors: which message fails (MR-SEM-35: a fatal NACK naming no started, unreleased message is
+        // ignored; otherwise the oldest started one, if any). Started, unreleased messages hold the MSNs
+        // [rel_msn, msn).
+        self.d_fm.next = self.fl.q.val().msn - self.cs.q.val().rel_msn;
+        self.n_st.next = self.cs.q.val().msn - self.cs.q.val().rel_msn;
+        self.f_tgt.next = self.cs.q.val().rel_msn;
+        self.f_has.next = self.n_st.val() != self.c_z32.val();
+        self.f_go.next = !self.fl.q.val().strict;
+        if self.fl.q.val().by_msn & (self.d_fm.val() < self.n_st.val()) {
+            self.f_tgt.next = self.fl.q.val().msn;
+            self.f_has.next = true;
+            self.f_go.next = true;
+        }
+        self.s_axis_fail_tready.next = false;
+        self.m_axis_qperr_tdata.next = self.qerr.q.val();
+        self.m_axis_qperr_tvalid.next = self.qerr_v.q.val();
+        if self.m_axis_qperr_tready.val() {
+            self.qerr_v.d.next = false;
+        }
+        self.m_axis_stop_tdata.next = self.stop_c.q.val();
+        self.m_axis_stop_tvalid.next = self.stop_v.q.val();
+        if self.m_axis_stop_tready.val() {
+            self.stop_v.d.next = false;
+        }
         // Outputs.
         self.s_axis_open_tready.next = false;
         self.s_axis_una_tready.next = false;
@@ -605,6 +696,16 @@ impl Logic for Scheduler {
                 self.c.d.next = self.s_axis_rdone_tdata.val().conn;
                 self.op.d.next = self.c_op_rdn.val();
                 self.wr_backoff.d.next = false;
+                self.st.d.next = self.c_s_rd_conn.val();
+            } else if self.s_axis_fail_tvalid.val()
+                & !self.rwait_v.q.val()
+                & !self.qerr_v.q.val()
+                & !self.stop_v.q.val()
+            {
+                self.s_axis_fail_tready.next = true;
+                self.fl.d.next = self.s_axis_fail_tdata.val();
+                self.c.d.next = self.s_axis_fail_tdata.val().conn;
+                self.op.d.next = self.c_op_fail.val();
                 self.st.d.next = self.c_s_rd_conn.val();
             } else if self.wr_hold.q.val() & !self.wr_backoff.q.val() {
                 self.c.d.next = self.wr.q.val().conn;
@@ -695,11 +796,43 @@ impl Logic for Scheduler {
                 } else {
                     self.st.d.next = self.c_s_idle.val();
                 }
+            } else if self.op.q.val() == self.c_op_fail.val() {
+                if !self.cs.q.val().open | self.cs.q.val().err | !self.f_go.val() {
+                    self.st.d.next = self.c_s_idle.val();
+                } else {
+                    // The QP enters ERROR: one report, the sender engine stops the connection, and the
+                    // send queue is flushed from its head (MR-SEM-38).
+                    self.qerr.d.next.conn = self.c.q.val();
+                    self.qerr.d.next.status = self.fl.q.val().status;
+                    self.qerr.d.next.msn = self.f_tgt.val();
+                    self.qerr.d.next.has_msn = self.f_has.val();
+                    self.qerr_v.d.next = true;
+                    self.stop_c.d.next = self.c.q.val();
+                    self.stop_v.d.next = true;
+                    self.cs_n.d.next.err = true;
+                    self.cs_n.d.next.seg_v = false;
+                    self.cs_n.d.next.in_rr = false;
+                    self.cs_n.d.next.wait = false;
+                    self.op.d.next = self.c_op_flush.val();
+                    self.st.d.next = self.c_s_rel_chk.val();
+                }
             } else if self.op.q.val() == self.c_op_append.val() {
                 if !self.cs.q.val().open {
                     self.wr_hold.d.next = false;
                     self.closed.d.next = true;
                     self.st.d.next = self.c_s_idle.val();
+                } else if self.cs.q.val().err {
+                    // MR-SEM-38: a WR posted to a QP in ERROR completes Flushed; a READ response is dropped.
+                    self.wr_hold.d.next = false;
+                    self.m.d.next.wr_id = self.wr.q.val().wr_id;
+                    self.m.d.next.opcode = self.wr.q.val().opcode;
+                    self.m.d.next.len = self.wr.q.val().len;
+                    self.m.d.next.wqe_index = self.wr.q.val().wqe_index;
+                    self.m.d.next.status = self.c_flushed.val();
+                    self.st.d.next = self.c_s_cpl_out.val();
+                    if self.wr.q.val().opcode == self.c_read_resp.val() {
+                        self.st.d.next = self.c_s_idle.val();
+                    }
                 } else if (self.cs.q.val().count >= self.cfg_conn_msgs.val())
                     | !self.mtab.alloc_v.val()
                 {
@@ -784,7 +917,26 @@ impl Logic for Scheduler {
             self.m.d.next = self.mtab.msg_rd_data.val();
             self.m_n.d.next = self.mtab.msg_rd_data.val();
             self.nx.d.next = self.mtab.next_rd_data.val();
-            if self.op.q.val() == self.c_op_rel.val() {
+            if self.op.q.val() == self.c_op_flush.val() {
+                // Every message completes: the failing one with the cause's status, a rejected one with
+                // its own, the others Flushed; READ responses (the peer's READs) are dropped.
+                self.mtab.free_en.next = true;
+                self.cs_n.d.next.head = self.mtab.next_rd_data.val();
+                self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
+                if self.mtab.msg_rd_data.val().status == self.c_z8.val() {
+                    self.m.d.next.status = self.c_flushed.val();
+                    if self.mtab.msg_rd_data.val().started
+                        & self.qerr.q.val().has_msn
+                        & (self.mtab.msg_rd_data.val().msn == self.qerr.q.val().msn)
+                    {
+                        self.m.d.next.status = self.qerr.q.val().status;
+                    }
+                }
+                self.st.d.next = self.c_s_cpl_out.val();
+                if self.mtab.msg_rd_data.val().opcode == self.c_read_resp.val() {
+                    self.st.d.next = self.c_s_rel_chk.val();
+                }
+            } else if self.op.q.val() == self.c_op_rel.val() {
                 if self.m_done.val() {
                     self.mtab.free_en.next = true;
                     self.cs_n.d.next.head = self.mtab.next_rd_data.val();
@@ -995,6 +1147,8 @@ impl Logic for Scheduler {
         if self.rst.val() {
             self.rdrec_v.d.next = false;
             self.rwait_v.d.next = false;
+            self.qerr_v.d.next = false;
+            self.stop_v.d.next = false;
             self.rw_end.d.next = false;
             self.st.d.next = self.c_s_idle.val();
             self.wr_hold.d.next = false;

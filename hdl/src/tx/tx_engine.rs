@@ -28,7 +28,7 @@
 use crate::blocks::BlockSpec;
 use crate::dma::DmaDesc;
 use crate::records::{Completion, CtxWrite, PktMeta, RtxReq, TxSent};
-use crate::rel::records::{ConnOpen, GateReq, GateResp, UnaUpdate};
+use crate::rel::records::{ConnFail, ConnOpen, GateReq, GateResp, QpError, UnaUpdate};
 use crate::rel::resp_timer::RespWait;
 use crate::rx::completion::ReadDone;
 use crate::rx::records::ReadReq;
@@ -121,6 +121,24 @@ pub struct TxEngine<const DW: usize, const KW: usize> {
     pub m_axis_rwait_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_rwait_tready: Signal<In, Bit>,
+    /// Causes for a connection's QP to enter ERROR (the scheduler decides them and flushes the send queue).
+    pub s_axis_fail_tdata: Signal<In, ConnFail>,
+    /// Valid.
+    pub s_axis_fail_tvalid: Signal<In, Bit>,
+    /// Ready.
+    pub s_axis_fail_tready: Signal<Out, Bit>,
+    /// QPs that entered ERROR.
+    pub m_axis_qperr_tdata: Signal<Out, QpError>,
+    /// Valid.
+    pub m_axis_qperr_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_qperr_tready: Signal<In, Bit>,
+    /// Their connections, for the sender engine.
+    pub m_axis_stop_tdata: Signal<Out, Bits<16>>,
+    /// Valid.
+    pub m_axis_stop_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_stop_tready: Signal<In, Bit>,
     /// Gate requests.
     pub m_axis_gate_req_tdata: Signal<Out, GateReq>,
     /// Valid.
@@ -235,6 +253,15 @@ impl<const DW: usize, const KW: usize> TxEngine<DW, KW> {
             m_axis_rwait_tdata: Default::default(),
             m_axis_rwait_tvalid: Default::default(),
             m_axis_rwait_tready: Default::default(),
+            s_axis_fail_tdata: Default::default(),
+            s_axis_fail_tvalid: Default::default(),
+            s_axis_fail_tready: Default::default(),
+            m_axis_qperr_tdata: Default::default(),
+            m_axis_qperr_tvalid: Default::default(),
+            m_axis_qperr_tready: Default::default(),
+            m_axis_stop_tdata: Default::default(),
+            m_axis_stop_tvalid: Default::default(),
+            m_axis_stop_tready: Default::default(),
             cfg_poll_ns: Default::default(),
             cfg_retry_lead_ns: Default::default(),
             cfg_wr_en: Default::default(),
@@ -383,6 +410,15 @@ impl<const DW: usize, const KW: usize> Logic for TxEngine<DW, KW> {
         self.m_axis_rwait_tdata.next = self.sched.m_axis_rwait_tdata.val();
         self.m_axis_rwait_tvalid.next = self.sched.m_axis_rwait_tvalid.val();
         self.sched.m_axis_rwait_tready.next = self.m_axis_rwait_tready.val();
+        self.sched.s_axis_fail_tdata.next = self.s_axis_fail_tdata.val();
+        self.sched.s_axis_fail_tvalid.next = self.s_axis_fail_tvalid.val();
+        self.s_axis_fail_tready.next = self.sched.s_axis_fail_tready.val();
+        self.m_axis_qperr_tdata.next = self.sched.m_axis_qperr_tdata.val();
+        self.m_axis_qperr_tvalid.next = self.sched.m_axis_qperr_tvalid.val();
+        self.sched.m_axis_qperr_tready.next = self.m_axis_qperr_tready.val();
+        self.m_axis_stop_tdata.next = self.sched.m_axis_stop_tdata.val();
+        self.m_axis_stop_tvalid.next = self.sched.m_axis_stop_tvalid.val();
+        self.sched.m_axis_stop_tready.next = self.m_axis_stop_tready.val();
         self.sched.cfg_poll_ns.next = self.cfg_poll_ns.val();
         self.sched.cfg_retry_lead_ns.next = self.cfg_retry_lead_ns.val();
         self.sched.cfg_dscp_data.next = self.cfg_dscp_data.val();
