@@ -276,7 +276,7 @@ fn read_between_two_rtl_cores() {
 #[test]
 fn mr_rel_58_a_read_whose_response_never_comes_fails_its_connection() {
     let mut p = pair(LinkConfig::multipath(200_000_000_000, 4, 1_000, 200));
-    let (mut qa, _ca) = setup(&mut p.a, &A, &B);
+    let (mut qa, mut ca) = setup(&mut p.a, &A, &B);
     let (_qb, _cb) = setup(&mut p.b, &B, &A);
     // A's retry limit 2: with the 20 us minimum RTO, the response timer fails the connection 20 + 40 + 80 us
     // after the READ's request was acknowledged, if no DATA comes from B meanwhile.
@@ -333,11 +333,15 @@ fn mr_rel_58_a_read_whose_response_never_comes_fails_its_connection() {
     }
     let acked = ack_seen_at.expect("B acknowledged the READ's request");
     let failed = p.now_ns();
-    let beat = p.a.conn_err.got.pop_front().expect("one failure");
+    let e = host::take_qp_error(&mut p.a).expect("one failure");
     assert_eq!(
-        beat.data[0] & 0xFFFF,
-        u32::from(A.conn),
-        "the READ's connection"
+        e,
+        host::QpErrorEvent {
+            conn: A.conn,
+            status: Some(CqeStatus::RetryExceeded),
+            msn: Some(0),
+        },
+        "the READ's connection, status and MSN"
     );
     assert!(lost >= 2, "B sent the response ({lost} DATA frames)");
     // Never early; late by at most a wheel tick and a few cycles per expiry, plus the ACK's flight.
@@ -351,7 +355,12 @@ fn mr_rel_58_a_read_whose_response_never_comes_fails_its_connection() {
         "failed {} ns after the acknowledgement (timeouts {total} ns)",
         failed - acked
     );
-    // Nothing else fails, and the failure is reported once.
+    // The READ completes RetryExceeded (MR-SEM-38); nothing else fails, and the failure is reported once.
+    let c = wait_cqe(&mut p, true, &mut ca, 2_000);
+    assert_eq!(
+        (c.wr_id, c.status, c.opcode),
+        (0xA4, CqeStatus::RetryExceeded, CqeOpcode::Read)
+    );
     p.run(2_000).unwrap_or_else(|e| panic!("{e}"));
     assert!(p.a.conn_err.got.is_empty() && p.b.conn_err.got.is_empty());
 }
@@ -722,4 +731,134 @@ fn long_randomized_mixes_through_loss() {
             r.link_lost
         );
     }
+}
+
+/// Runs until `side`'s core reports a QP error, or fails after `limit` cycles.
+fn wait_qp_error(p: &mut NicPair, on_a: bool, limit: u64) -> host::QpErrorEvent {
+    let start = p.a.m.cycle();
+    loop {
+        let b = if on_a { &mut p.a } else { &mut p.b };
+        if let Some(e) = host::take_qp_error(b) {
+            return e;
+        }
+        assert!(
+            p.a.m.cycle() - start < limit,
+            "no QP error within {limit} cycles"
+        );
+        p.run(50).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// MR-SEM-32, MR-SEM-35, MR-SEM-38: a WRITE with a wrong rkey is answered with NACK ACCESS; A's QP enters
+/// ERROR at once (one report, with the status and the MSN of the failing WR), the WR completes
+/// `RemoteAccess`, the WR queued behind it and a WR posted afterwards complete `Flushed`, B's memory is
+/// untouched, and A sends nothing more for the connection (no retransmission, no second report).
+#[test]
+fn mr_sem_35_38_a_wrong_rkey_fails_the_qp_and_flushes_its_send_queue() {
+    let mut p = pair(LinkConfig::multipath(200_000_000_000, 4, 1_000, 200));
+    let (mut qa, mut ca) = setup(&mut p.a, &A, &B);
+    let (_qb, _cb) = setup(&mut p.b, &B, &A);
+    let len = 3 * 4096 + 100;
+    p.a.dma.mem.write(A.buf, &pattern(42, len));
+    let write = |wr_id: u64, rkey: u32| SqeRepr {
+        wr_id,
+        op: SqOp::Write,
+        local_addr: A.buf,
+        length: len as u32,
+        lkey: A.key,
+        remote_addr: B.buf + 64,
+        rkey,
+        solicited: false,
+    };
+    let good = host::rkey_of(B.key);
+    let w0 = host::post_send(&mut p.a, &mut qa, &write(0x70, good ^ 0x100)).expect("post");
+    let w1 = host::post_send(&mut p.a, &mut qa, &write(0x71, good)).expect("post");
+    let e = wait_qp_error(&mut p, true, 100_000);
+    assert_eq!(
+        e,
+        host::QpErrorEvent {
+            conn: A.conn,
+            status: Some(CqeStatus::RemoteAccess),
+            msn: Some(0),
+        }
+    );
+    let c0 = wait_cqe(&mut p, true, &mut ca, 20_000);
+    let c1 = wait_cqe(&mut p, true, &mut ca, 20_000);
+    assert_eq!(
+        (c0.wr_id, c0.status, c0.byte_len, c0.wqe_index, c0.opcode),
+        (0x70, CqeStatus::RemoteAccess, 0, w0, CqeOpcode::Write)
+    );
+    assert_eq!(
+        (c1.wr_id, c1.status, c1.wqe_index),
+        (0x71, CqeStatus::Flushed, w1)
+    );
+    let w2 = host::post_send(&mut p.a, &mut qa, &write(0x72, good)).expect("post");
+    let c2 = wait_cqe(&mut p, true, &mut ca, 20_000);
+    assert_eq!(
+        (c2.wr_id, c2.status, c2.wqe_index),
+        (0x72, CqeStatus::Flushed, w2)
+    );
+    // Nothing more leaves A for the connection, across several RTOs.
+    let beats = p.a.tx.beats;
+    p.run(100_000).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.a.tx.beats, beats, "A sent after its QP entered ERROR");
+    assert!(host::take_qp_error(&mut p.a).is_none(), "one report");
+    assert!(
+        host::take_qp_error(&mut p.b).is_none(),
+        "B's QP stays READY"
+    );
+    assert_eq!(
+        p.b.dma.mem.read(B.buf, len + 128),
+        vec![0; len + 128],
+        "B's memory untouched"
+    );
+}
+
+/// MR-SEM-34: a READ whose local buffer lies partly outside the lkey's memory region: the response fails the
+/// requester's check (NACK ACCESS to the responder), nothing is written at A, and A's QP enters ERROR with the
+/// READ completing `LocalProtection`.
+#[test]
+fn mr_sem_34_a_read_into_a_buffer_outside_its_region_fails_the_qp() {
+    let mut p = pair(LinkConfig::multipath(200_000_000_000, 4, 1_000, 200));
+    let (mut qa, mut ca) = setup(&mut p.a, &A, &B);
+    let (_qb, _cb) = setup(&mut p.b, &B, &A);
+    let len = 6000usize;
+    p.b.dma.mem.write(B.buf + 0x4_0000, &pattern(7, len));
+    let local = A.buf + A.buf_len - 4096;
+    let wqe = host::post_send(
+        &mut p.a,
+        &mut qa,
+        &SqeRepr {
+            wr_id: 0xA5,
+            op: SqOp::Read,
+            local_addr: local,
+            length: len as u32,
+            lkey: A.key,
+            remote_addr: B.buf + 0x4_0000,
+            rkey: host::rkey_of(B.key),
+            solicited: false,
+        },
+    )
+    .expect("post");
+    let e = wait_qp_error(&mut p, true, 100_000);
+    assert_eq!(
+        e,
+        host::QpErrorEvent {
+            conn: A.conn,
+            status: Some(CqeStatus::LocalProtection),
+            msn: Some(0),
+        }
+    );
+    let c = wait_cqe(&mut p, true, &mut ca, 20_000);
+    assert_eq!(
+        (c.wr_id, c.status, c.byte_len, c.wqe_index, c.opcode),
+        (0xA5, CqeStatus::LocalProtection, 0, wqe, CqeOpcode::Read)
+    );
+    assert_eq!(
+        p.a.dma.mem.read(local, len),
+        vec![0; len],
+        "nothing written at A"
+    );
+    p.run(20_000).unwrap_or_else(|e| panic!("{e}"));
+    assert!(host::take_qp_error(&mut p.a).is_none(), "one report");
 }

@@ -17,7 +17,7 @@ use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::context::mr::{key_slot, MrContext};
 use metaroce_regmap::context::qp::QpContext;
 use metaroce_regmap::context::qp::QpRemote;
-use metaroce_regmap::descriptor::cqe::CqeRepr;
+use metaroce_regmap::descriptor::cqe::{CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::rqe::RqeRepr;
 use metaroce_regmap::descriptor::sqe::SqeRepr;
 use metaroce_regmap::endpoint::reg as ep;
@@ -359,4 +359,36 @@ pub fn setup_qp(
         },
     )?;
     Ok((qp, cq))
+}
+
+/// A QP that entered ERROR, as the core reports it on `m_axis_conn_err_*` (`metaroce_hdl::rel::records::QpError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpErrorEvent {
+    /// The connection.
+    pub conn: u16,
+    /// The failing WR's completion status (`None`: a code the regmap does not define).
+    pub status: Option<CqeStatus>,
+    /// The failing WR's MSN, when a started WR failed.
+    pub msn: Option<u32>,
+}
+
+/// Takes the oldest QP error the core reported, if any.
+pub fn take_qp_error(b: &mut CoreBench) -> Option<QpErrorEvent> {
+    use metaroce_hdl::rel::records::QpError;
+    let beat = b.conn_err.got.pop_front()?;
+    let mut v: u128 = 0;
+    for (i, w) in beat.data.iter().enumerate().take(4) {
+        v |= u128::from(*w) << (32 * i);
+    }
+    let f = QpError::default();
+    let field = |off: usize, width: usize| (v >> off) & ((1u128 << width) - 1);
+    let conn = field(f.get_my_offset_conn(), f.get_my_width_conn()) as u16;
+    let status = field(f.get_my_offset_status(), f.get_my_width_status()) as u8;
+    let msn = field(f.get_my_offset_msn(), f.get_my_width_msn()) as u32;
+    let has = field(f.get_my_offset_has_msn(), 1) != 0;
+    Some(QpErrorEvent {
+        conn,
+        status: CqeStatus::from_u8(status),
+        msn: has.then_some(msn),
+    })
 }
