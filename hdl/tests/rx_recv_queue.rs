@@ -379,4 +379,19 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     assert!(p.ok, "RQE consumed: {p:?}");
     assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
     assert_eq!(p.index, 0u64.to_bits::<16>());
+    // Every pop schedules a prefetch of the RQE the next pop consumes, so completions of messages whose
+    // packets read no RQE (WRITE_IMM) find it cached: RQE 1 (cached), then 2 and 3 (prefetched).
+    tb.doorbell(4);
+    for n in 1..4u64 {
+        if n > 1 {
+            tb.serve_rqe(n);
+            for _ in 0..16 {
+                tb.clock();
+            }
+        }
+        let p = pop(&mut tb, None);
+        assert!(p.ok, "RQE {n} consumed: {p:?}");
+        assert_eq!(p.wr_id, rqe(n).wr_id.to_bits::<64>());
+        assert_eq!(p.index, n.to_bits::<16>());
+    }
 }

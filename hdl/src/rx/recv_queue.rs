@@ -28,7 +28,9 @@
 //! reordering). Every RQE read for a packet is cached; each SEND packet that finds its RQE schedules a prefetch
 //! of the following index, which runs once nothing else is offered and reads that RQE if it is posted and not
 //! cached. A QP context write (the RQ may have moved) empties the cache; a pop that finds its RQE cached takes
-//! the `wr_id` from there without a read and empties the entry. A SEND packet found in the cache takes 3
+//! the `wr_id` from there without a read and empties the entry, and every pop schedules a prefetch of the
+//! RQE the next pop of its QP consumes (WRITE_IMM packets, which consume an RQE without reading it, and RQEs
+//! evicted from the cache otherwise cost each completion a read while the completion stage waits). A SEND packet found in the cache takes 3
 //! cycles, as WRITE and READ packets do. A packet that arrives while a prefetch is in flight waits for it (at
 //! most one DMA read latency, as without the prefetch); a SEND message whose RQE was not prefetched (the
 //! first one, or after an RNR) waits for the DMA read latency once. A packet whose verdict
@@ -551,6 +553,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.ciram.wr_data.next = self.ci_new.q.val();
         }
         self.ci_wr.d.next = false;
+        // A pop advanced the consumer index (`ci_wr`, pops only): the RQE the QP's next pop consumes is
+        // prefetched, unless a prefetch is already scheduled (taken from the registers, not from the pop's
+        // adders, which would add logic levels).
+        if self.ci_wr.q.val() & !self.pf_v.q.val() {
+            self.pf_v.d.next = true;
+            self.pf_conn.d.next = self.conn_r.q.val();
+            self.pf_qp.d.next = self.qp_r.q.val();
+            self.pf_idx.d.next = self.ci_new.q.val();
+        }
 
         // Request selection: open, then pop, then packet.
         self.idle.next = self.state.q.val() == self.k_s_idle.v.val();
