@@ -34,7 +34,7 @@
 //!    the failing message completes with the cause's status, a rejected one with its own, every other one
 //!    (signalled or not) `Flushed`, all with length 0; queued READ responses are dropped. A work request
 //!    for a connection in ERROR completes `Flushed` at once; its retransmissions are dropped; an open ends the
-//!    state. The receive queue is not flushed here (the control processor does it on the report).
+//!    state. The receive queue is not flushed here: that is the control plane's answer to the report.
 //!
 //! Every DATA packet asks the gate (`m_axis_gate_req_*` → `s_axis_gate_resp_*`, MR-REL-4, MR-CC-1/2). When
 //! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
