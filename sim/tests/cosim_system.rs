@@ -2,6 +2,7 @@
 //! driver and firmware will (endpoint registers, context entries, rings in host memory, doorbells), moving
 //! data: byte-exact memory and completions.
 
+use metaroce_hdl::DataWidth;
 use metaroce_proto::harness::link::LinkConfig;
 use metaroce_proto::wire::{parse_frame, PacketType};
 use metaroce_regmap::block::BlockType;
@@ -521,6 +522,41 @@ fn the_demo_mix_of_writes_write_imm_sends_and_reads_at_one_percent_loss() {
         r.first_bad
     );
     // Every byte is accepted exactly once at its target (duplicates and retransmissions are not counted).
+    assert_eq!(
+        r.rx_payload_bytes, r.target_bytes,
+        "rx_payload_bytes counters of A and B against the bytes each was the target of"
+    );
+    assert!(r.target_bytes[0] > 0, "the mix had no READ");
+}
+
+/// The datapath at 1024 bits (the other configuration the core is built for): the demo's mix of WRITE,
+/// WRITE with immediate, SEND and READ through 1 % loss between two 1024-bit cores, byte-exact, each byte
+/// accepted once at its target.
+#[test]
+fn the_demo_mix_between_two_1024_bit_cores_at_one_percent_loss() {
+    let cfg = DemoConfig {
+        messages: 40,
+        loss_ppm: 10_000,
+        seed: seed(),
+        width: DataWidth::W1024,
+        ..DemoConfig::default()
+    };
+    let r = run_or_waves("demo_mix_1024", &cfg);
+    println!(
+        "{} messages, {} bytes in {} cycles: {:.2} bytes/cycle, {} retransmissions, {} frames lost",
+        r.messages,
+        r.bytes,
+        r.cycles,
+        r.bytes_per_cycle(),
+        r.retransmissions,
+        r.link_lost
+    );
+    assert_eq!(
+        (r.messages, r.corrupt, r.bad_completions),
+        (40, 0, 0),
+        "{:?}",
+        r.first_bad
+    );
     assert_eq!(
         r.rx_payload_bytes, r.target_bytes,
         "rx_payload_bytes counters of A and B against the bytes each was the target of"

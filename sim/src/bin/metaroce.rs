@@ -12,6 +12,7 @@
 //! status 2 and a `file:line: field: reason` message; a run whose received data was corrupted exits with 3.
 
 use clap::{Args, Parser, Subcommand};
+use metaroce_hdl::DataWidth;
 use metaroce_sim::output::progress::{ProgressBar, ProgressMode};
 use metaroce_sim::scenario::{self, Scenario, ScenarioError};
 use metaroce_sim::{output, sweep};
@@ -90,6 +91,9 @@ struct DemoArgs {
     /// Write both cores' waveforms (a.vcd, b.vcd) into this folder (builds the model with waveform support).
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// Datapath width of both cores, bits: 512 or 1024.
+    #[arg(long, default_value_t = 512)]
+    width: u32,
 }
 
 #[derive(Args)]
@@ -650,6 +654,14 @@ fn demo(a: DemoArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let width = match a.width {
+        512 => DataWidth::W512,
+        1024 => DataWidth::W1024,
+        w => {
+            eprintln!("--width {w}: the core's datapath is 512 or 1024 bits");
+            return ExitCode::from(2);
+        }
+    };
     if a.min_bytes > a.max_bytes || a.max_bytes > 1 << 20 {
         eprintln!("--min-bytes/--max-bytes: need min <= max <= 1 MiB");
         return ExitCode::from(2);
@@ -670,6 +682,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         max_cycles: a.max_cycles,
         vcd: a.vcd.clone(),
         vcd_from: 0,
+        width,
     };
     eprintln!(
         "building the core's Verilator model (cached after the first run), then {} messages of {}..{} bytes at {} ppm loss over {} paths (seed {})",
@@ -720,8 +733,8 @@ fn demo(a: DemoArgs) -> ExitCode {
     waves_note(&outcome.waves);
     eprintln!();
     println!(
-        "two RTL NICs (metaroce_core, 512-bit, Verilator) over {} paths at {} ppm loss, line rate {} Gb/s",
-        cfg.paths, cfg.loss_ppm, cfg.line_rate_gbps
+        "two RTL NICs (metaroce_core, {}-bit, Verilator) over {} paths at {} ppm loss, line rate {} Gb/s",
+        a.width, cfg.paths, cfg.loss_ppm, cfg.line_rate_gbps
     );
     println!("  messages        {} ({} bytes)", r.messages, r.bytes);
     println!(

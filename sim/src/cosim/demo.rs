@@ -7,6 +7,7 @@
 use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
 use super::host::{self, block_base, Endpoint, RING_LOG};
 use super::pair::NicPair;
+use metaroce_hdl::{CoreConfig, DataWidth};
 use metaroce_proto::harness::link::{LinkConfig, TrimConfig};
 use metaroce_proto::harness::rng::Rng;
 use metaroce_regmap::block::BlockType;
@@ -60,6 +61,8 @@ pub struct DemoConfig {
     pub vcd: Option<std::path::PathBuf>,
     /// With `vcd`: start the waveforms this many cycles after the traffic started (0: from the core's reset).
     pub vcd_from: u64,
+    /// Datapath width of both cores (the co-simulation configuration otherwise).
+    pub width: DataWidth,
 }
 
 impl Default for DemoConfig {
@@ -80,6 +83,7 @@ impl Default for DemoConfig {
             max_cycles: 5_000_000,
             vcd: None,
             vcd_from: 0,
+            width: DataWidth::W512,
         }
     }
 }
@@ -380,7 +384,10 @@ fn run_at(
     progress: &mut dyn FnMut(usize, usize, u64),
     at: &mut u64,
 ) -> Result<DemoReport, BenchError> {
-    let ccfg = cosim_config();
+    let ccfg = CoreConfig {
+        width: cfg.width,
+        ..cosim_config()
+    };
     let kind = core_model(&ccfg, cfg.vcd.is_some())?;
     // The speed counts the simulation, not the model's build.
     let t0 = std::time::Instant::now();
