@@ -452,8 +452,14 @@ fn mr_path_3_choose_latencies_as_documented() {
     // OPEN: 2 cycles, then 9 per entry (no redraw with this seed), then the write-back.
     assert_eq!(tb.cycles - t0, 1 + 2 + 9 * 4 + 1);
     let mut m = PathSet::new(4, 7);
-    // Round robin with a fresh EV (MR-PATH-3): 13 cycles.
+    // Round robin with a fresh EV (MR-PATH-3) right after the OPEN, before the next draws were made ahead:
+    // 13 cycles.
     assert_eq!(choose_latency(&mut tb, 0, &mut m), 13);
+    // With the next draws made ahead (the unit had time since the last fresh EV): 5 cycles.
+    for _ in 0..16 {
+        tb.tick();
+    }
+    assert_eq!(choose_latency(&mut tb, 0, &mut m), 5);
     // From the ready FIFO: 4 cycles.
     let (i, e) = (0u8, m.ev(0));
     m.on_clean_ack(i, e);

@@ -34,6 +34,14 @@
 //! with every entry; the first draw without a duplicate (or the fourth) is taken and the generator state is
 //! advanced by the number of draws taken, exactly as the model's sequential loop does.
 //!
+//! Drawing ahead: while the cached connection's next four draws are not known and the pipeline is free, they
+//! are drawn in the background (tagged so they are told apart from a fresh EV's draws) and kept with their
+//! duplicate flags against the entries. Only a fresh EV, an OPEN or a cache load changes the entries or the
+//! generator state, and each drops the draws made ahead (and stops a background run, whose draws in the
+//! pipeline are discarded). A fresh EV for a non-OPEN command then takes the first kept draw without a
+//! duplicate (or the fourth) at once, and advances the generator by the draws it took: the same EV and state
+//! as drawing then.
+//!
 //! Connection cache: the state of the connection last used is held in registers. A command or clean beat for
 //! another connection first writes the cached state back (if modified) and reads the new one (RAM read, 1
 //! cycle, then loaded: 2 cycles). When nothing is in progress a modified cache is written back (one cycle), so
@@ -46,8 +54,10 @@
 //!   FIFO push; a beat's effect is complete 4 cycles after it is taken); a beat of another connection waits
 //!   for the stages to drain, then costs 2 more cycles (write-back and read, load);
 //! * CHOOSE: result valid after 4 cycles from the ready FIFO (+2 per popped avoided entry), 5 by round robin
-//!   without a fresh EV, 13 with a fresh EV (+1 per redraw); a command for another connection costs 1 more;
-//! * RECYCLE_*: decided after 4 cycles; with a fresh EV the unit is free again after 13 (+1 per redraw);
+//!   without a fresh EV, 5 with a fresh EV drawn ahead (the background run is done within 16 cycles of
+//!   the previous fresh EV or cache load), else 13 (+1 per redraw); a command for another connection costs 1 more;
+//! * RECYCLE_*: decided after 4 cycles; with a fresh EV the unit is free again after 5 when drawn ahead, else
+//!   13 (+1 per redraw);
 //! * SET_SRTT: 2 cycles; OPEN: 2 + 9 per entry (+1 per redraw), ~580 cycles for 64 entries.
 //!
 //! The next command is taken once the previous one has finished and its result (if any) was taken; clean
@@ -687,10 +697,16 @@ impl PathCore {
         // Fresh-EV control.
         let mz = b.reg(64, 0);
         let mz_v = b.reg(1, 0);
-        let mz_t = b.reg(2, 0);
+        let mz_t = b.reg(3, 0);
         let iss = b.reg(3, 0);
         let rs = b.reg(64, 0);
         let fr_lim = b.reg(7, 0);
+        // Draws made ahead for the cached connection: a run in progress, its results ready, and per draw the
+        // EV and whether it duplicates an entry.
+        let pre_run = b.reg(1, 0);
+        let pre_ok = b.reg(1, 0);
+        let pre_ev: Vec<N> = (0..4).map(|_| b.reg(14, 0)).collect();
+        let pre_dup: Vec<N> = (0..4).map(|_| b.reg(1, 0)).collect();
 
         // ---- decode
         let is = |b: &mut Build, s: u64| b.n.eqk(st, s);
@@ -1089,16 +1105,20 @@ impl PathCore {
             b.setk(r, s_open, 0);
         }
         b.setk(st, s_open, S_FRSTART);
-        // FRSTART / FRRUN: a fresh EV for entry ch_i.
+        // FRSTART / FRRUN: a fresh EV for entry ch_i. FRSTART takes the drawn-ahead EVs when they are ready (and
+        // not for OPEN, whose entries are drawn against the ones drawn so far); otherwise it draws now.
+        let fast0 = b.n.and(s_frstart, pre_ok);
+        let fast = b.andn(fast0, op_open);
+        let slow = b.andn(s_frstart, fast);
         let g1s = b.n.addk(rng, GAMMA);
-        b.set(mz, s_frstart, g1s);
-        b.set(rs, s_frstart, g1s);
-        b.setk(mz_t, s_frstart, 0);
-        b.setk(iss, s_frstart, 1);
+        b.set(mz, slow, g1s);
+        b.set(rs, slow, g1s);
+        b.setk(mz_t, slow, 0);
+        b.setk(iss, slow, 1);
         let chi7 = b.n.resize(ch_i, 7);
         let lim = b.n.mux(op_open, chi7, nn);
-        b.set(fr_lim, s_frstart, lim);
-        b.setk(st, s_frstart, S_FRRUN);
+        b.set(fr_lim, slow, lim);
+        b.setk(st, slow, S_FRRUN);
         let iss4 = b.n.eqk(iss, 4);
         let issuing = b.andn(s_frrun, iss4);
         let mzg = b.n.addk(mz, GAMMA);
@@ -1107,7 +1127,34 @@ impl PathCore {
         b.set(mz_t, issuing, it);
         let iss1 = b.n.addk(iss, 1);
         b.set(iss, issuing, iss1);
-        let mv = b.n.or(s_frstart, issuing);
+        // Drawing ahead: while the cached connection's next draws are not known and the mixing pipeline is
+        // free, its four next draws go through the pipeline (tagged with bit 2) and are kept with their
+        // duplicate flags against the entries; the entries and the generator state change only by a fresh
+        // EV, an OPEN or a cache load, which drop what was drawn ahead (and stop a run in progress).
+        let busy_fr = b.n.or(s_frstart, s_frrun);
+        let ld_any = b.n.or(s_loadb, s_loadc);
+        let stop_c = b.n.or(busy_fr, ld_any);
+        let stop_c = b.n.or(stop_c, s_open);
+        let pre_abort = b.n.and(pre_run, stop_c);
+        let npo = b.n.not(pre_ok);
+        let npr = b.n.not(pre_run);
+        let bg0 = b.and3(s_run, c_valid, npo);
+        let bg_go = b.n.and(bg0, npr);
+        b.set(mz, bg_go, g1s);
+        b.setk(mz_t, bg_go, 4);
+        b.setk(iss, bg_go, 1);
+        b.set(fr_lim, bg_go, nn);
+        b.setk(pre_run, bg_go, 1);
+        let bgi = b.andn(pre_run, iss4);
+        let bg_iss = b.andn(bgi, stop_c);
+        b.set(mz, bg_iss, mzg);
+        let four = b.n.lit(1, 1);
+        let itb = b.n.cat(&[it, four]);
+        b.set(mz_t, bg_iss, itb);
+        b.set(iss, bg_iss, iss1);
+        let mv = b.n.or(slow, issuing);
+        let bgv = b.n.or(bg_go, bg_iss);
+        let mv = b.n.or(mv, bgv);
         b.set(mz_v, mv, mv);
         let nmv = b.n.not(mv);
         b.setk(mz_v, nmv, 0);
@@ -1145,19 +1192,67 @@ impl PathCore {
         let last = b.n.eqk(r_t, 3);
         let ndup = b.n.not(r_dup);
         let take_it = b.n.or(ndup, last);
-        let racc = b.n.and(r_v, take_it);
+        let r_bg = b.n.bit(r_t, 2);
+        let r_fr = b.andn(r_v, r_bg);
+        let racc = b.n.and(r_fr, take_it);
         let done = b.n.and(s_frrun, racc);
-        let rej = b.andn(r_v, take_it);
+        let rej = b.andn(r_fr, take_it);
         let rej = b.n.and(s_frrun, rej);
-        b.n.drive(kill, done);
+        let kl = b.n.or(done, pre_abort);
+        b.n.drive(kill, kl);
         let rsg = b.n.addk(rs, GAMMA);
         b.set(rs, rej, rsg);
         b.set(rng, done, rs);
+        // The draws made ahead arrive in order; the fourth completes them.
+        let cap0 = b.n.and(r_v, r_bg);
+        let cap1 = b.n.and(cap0, pre_run);
+        let cap = b.andn(cap1, pre_abort);
+        let r_k = b.n.slice(r_t, 0, 2);
+        for k in 0..4 {
+            let ek = b.n.eqk(r_k, k as u64);
+            let c = b.n.and(cap, ek);
+            b.set(pre_ev[k], c, r_ev);
+            b.set(pre_dup[k], c, r_dup);
+        }
+        let k3 = b.n.eqk(r_k, 3);
+        let cap3 = b.n.and(cap, k3);
+        b.setk(pre_ok, cap3, 1);
+        b.setk(pre_run, cap3, 0);
+        b.setk(pre_run, pre_abort, 0);
+        // FRSTART with the draws made ahead: the first without a duplicate (or the fourth) is taken and the
+        // generator advances by the draws it took, as the sequential loop does.
+        let nd: Vec<N> = pre_dup.iter().map(|&d| b.n.not(d)).collect();
+        let g = |k: u64| GAMMA.wrapping_mul(k);
+        let e3 = pre_ev[3];
+        let i3 = b.n.lit(64, g(4));
+        let e2 = b.n.mux(nd[2], pre_ev[2], e3);
+        let i2k = b.n.lit(64, g(3));
+        let i2 = b.n.mux(nd[2], i2k, i3);
+        let e1 = b.n.mux(nd[1], pre_ev[1], e2);
+        let i1k = b.n.lit(64, g(2));
+        let i1 = b.n.mux(nd[1], i1k, i2);
+        let f_ev = b.n.mux(nd[0], pre_ev[0], e1);
+        let i0k = b.n.lit(64, g(1));
+        let f_inc = b.n.mux(nd[0], i0k, i1);
+        let f_rng = b.n.add(rng, f_inc);
+        b.set(rng, fast, f_rng);
         for (i, &er) in ev.iter().enumerate() {
             let e = b.n.eqk(ch_i, i as u64);
             let c = b.n.and(done, e);
             b.set(er, c, r_ev);
+            let cf = b.n.and(fast, e);
+            b.set(er, cf, f_ev);
         }
+        b.setk(st, fast, S_RUN);
+        let fres = b.n.and(fast, op_choose);
+        b.setk(res_v, fres, 1);
+        b.set(res_path, fres, ch_i);
+        b.set(res_ev, fres, f_ev);
+        // Whatever changes the entries or the generator state drops the draws made ahead.
+        let inv0 = b.n.or(done, fast);
+        let inv1 = b.n.or(ld_any, s_open);
+        let inv = b.n.or(inv0, inv1);
+        b.setk(pre_ok, inv, 0);
         let c8 = b.n.addk(chi7, 1);
         let more = b.n.ult(c8, nn);
         let omore = b.n.and(op_open, more);
