@@ -126,7 +126,8 @@ struct Model {
     exp_pkt: VecDeque<(PktMeta, RxCheck, Why)>,
     exp_rcpl: VecDeque<(Completion, u32)>,
     exp_rr: VecDeque<ReadReq>,
-    exp_rd: VecDeque<ReadDone>,
+    /// With the packet number after which it completed (`tuser`).
+    exp_rd: VecDeque<(ReadDone, u16)>,
 }
 
 impl Model {
@@ -328,11 +329,14 @@ impl Model {
                     remote_addr: 0u64.to_bits(),
                     len: (s.len as u64).to_bits(),
                 }),
-                READ_RESP => self.exp_rd.push_back(ReadDone {
-                    conn: (ci as u64).to_bits(),
-                    msn: (s.key as u64).to_bits(),
-                    bytes: (s.got as u64).to_bits(),
-                }),
+                READ_RESP => self.exp_rd.push_back((
+                    ReadDone {
+                        conn: (ci as u64).to_bits(),
+                        msn: (s.key as u64).to_bits(),
+                        bytes: (s.got as u64).to_bits(),
+                    },
+                    (user_hi >> 16) as u16,
+                )),
                 _ => return,
             }
             conn.slots[idx] = EMPTY;
@@ -385,13 +389,13 @@ struct Tb {
     st_pkt: Option<(PktMeta, RxCheck)>,
     st_rcpl: Option<(Completion, Bits<32>)>,
     st_rr: Option<ReadReq>,
-    st_rd: Option<ReadDone>,
+    st_rd: Option<(ReadDone, u16)>,
     st_pop: Option<Bits<16>>,
     /// Observed outputs.
     pkts: Vec<(PktMeta, RxCheck)>,
     rcpl: Vec<(Completion, u32)>,
     rr: Vec<ReadReq>,
-    rd: Vec<ReadDone>,
+    rd: Vec<(ReadDone, u16)>,
     /// Per taken packet: input, reference verdict.
     taken: Vec<(PktMeta, RxCheck, Why)>,
     cycles: u64,
@@ -559,7 +563,10 @@ impl Tb {
         }
         // READ_RESP done.
         let (v, r) = (u.m_axis_rdone_tvalid.val(), u.m_axis_rdone_tready.val());
-        let d = u.m_axis_rdone_tdata.val();
+        let d = (
+            u.m_axis_rdone_tdata.val(),
+            u.m_axis_rdone_tuser.val().to_u64() as u16,
+        );
         if let Some(h) = self.st_rd {
             assert!(v && h == d, "rdone output changed while stalled");
         }
@@ -1149,13 +1156,16 @@ fn mr_sem_21_read_req_hand_off_and_read_resp_done() {
     assert_eq!(tb.rd.len(), 2);
     assert_eq!(
         (
-            tb.rd[0].conn.to_u64(),
-            tb.rd[0].msn.to_u64(),
-            tb.rd[0].bytes.to_u64()
+            tb.rd[0].0.conn.to_u64(),
+            tb.rd[0].0.msn.to_u64(),
+            tb.rd[0].0.bytes.to_u64()
         ),
         (3, 0x77, 700)
     );
-    assert_eq!((tb.rd[1].msn.to_u64(), tb.rd[1].bytes.to_u64()), (0x78, 5));
+    assert_eq!(
+        (tb.rd[1].0.msn.to_u64(), tb.rd[1].0.bytes.to_u64()),
+        (0x78, 5)
+    );
     assert_eq!(tb.rr.len(), 1);
     let r = tb.rr[0];
     assert_eq!((r.conn.to_u64(), r.msn.to_u64(), r.len.to_u64()), (3, 1, 0));

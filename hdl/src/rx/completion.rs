@@ -36,7 +36,8 @@
 //! `tuser` is `{ packet number (31:16), wqe_index (15:0) }` (the packet number lets the CQ writer wait for the
 //! payload writes, see [`crate::rx::placement`]); READ_REQ → a [`ReadReq`] on `m_axis_readreq_*` (MR-SEM-21;
 //! back-pressure holds it and later completions); READ_RESP → a [`ReadDone`] on `m_axis_rdone_*` for the
-//! requester's READ; then the slot is cleared and `base_msn` advances. A FAILED slot with `owes_wqe` pops its RQE
+//! requester's READ, with the packet number in `tuser` (the core passes it on once placement has written the
+//! READ's data, so the READ's CQE follows its data); then the slot is cleared and `base_msn` advances. A FAILED slot with `owes_wqe` pops its RQE
 //! and completes it with `LocalLength`, `byte_len` 0 (MR-SEM-33); completion stops at a FAILED slot.
 //!
 //! One packet at a time (about 6 cycles plus the completions it triggers): the packet's slot and connection
@@ -173,6 +174,9 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     pub m_axis_readreq_tready: Signal<In, Bit>,
     /// READ_RESP message complete (to the transmit path).
     pub m_axis_rdone_tdata: Signal<Out, ReadDone>,
+    /// The packet number of the packet after which it completed (as in `m_axis_rcpl_tuser` 31:16): the READ's
+    /// completion may be written only once placement's `safe_count` has reached it.
+    pub m_axis_rdone_tuser: Signal<Out, Bits<16>>,
     /// Valid.
     pub m_axis_rdone_tvalid: Signal<Out, Bit>,
     /// Ready.
@@ -192,6 +196,7 @@ pub struct RxCompletion<const CB: usize, const MB: usize, const SA: usize> {
     rcpl_user: DFF<Bits<32>>,
     readreq: DFF<ReadReq>,
     rdone: DFF<ReadDone>,
+    rdone_user: DFF<Bits<16>>,
     kpend: DFF<Bit>,
     kconn_r: DFF<Bits<CB>>,
     // the packet's comparisons with its slot and connection state (P1, for P2)
@@ -317,6 +322,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> RxCompletion<CB, MB, SA>
             m_axis_readreq_tvalid: Default::default(),
             m_axis_readreq_tready: Default::default(),
             m_axis_rdone_tdata: Default::default(),
+            m_axis_rdone_tuser: Default::default(),
             m_axis_rdone_tvalid: Default::default(),
             m_axis_rdone_tready: Default::default(),
             cst: SdpRam::new(1 << CB),
@@ -334,6 +340,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> RxCompletion<CB, MB, SA>
             rcpl_user: Default::default(),
             readreq: Default::default(),
             rdone: Default::default(),
+            rdone_user: Default::default(),
             kpend: Default::default(),
             kconn_r: Default::default(),
             fnack2: Default::default(),
@@ -436,7 +443,8 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn_r, idx_r, meta, chk, cur, cs, pkts, clr, rcpl, rcpl_user,
-            readreq, rdone, kpend, kconn_r, fnack2, fneg2, far2, sfail2, sempty2, mism2, exam2
+            readreq, rdone, rdone_user, kpend, kconn_r, fnack2, fneg2, far2, sfail2, sempty2,
+            mism2, exam2
         );
         self.cst.clk.next = self.clk.val();
         self.slots.clk.next = self.clk.val();
@@ -670,6 +678,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
             self.rdone.d.next.conn = self.x_cout.o.val();
             self.rdone.d.next.msn = self.sl.val().key;
             self.rdone.d.next.bytes = self.sl.val().got;
+            self.rdone_user.d.next = self.pkts.q.val();
             self.state.d.next = self.k_s_idle.v.val();
             if (self.sl.val().state == self.k_active.v.val())
                 & ((self.sl.val().opcode == self.k_op_read_req.v.val())
@@ -749,6 +758,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for RxCompletion<C
         self.m_axis_readreq_tdata.next = self.readreq.q.val();
         self.m_axis_readreq_tvalid.next = self.state.q.val() == self.k_s_rr.v.val();
         self.m_axis_rdone_tdata.next = self.rdone.q.val();
+        self.m_axis_rdone_tuser.next = self.rdone_user.q.val();
         self.m_axis_rdone_tvalid.next = self.state.q.val() == self.k_s_rd.v.val();
         if ((self.state.q.val() == self.k_s_cpl.v.val()) & self.m_axis_rcpl_tready.val())
             | ((self.state.q.val() == self.k_s_rr.v.val()) & self.m_axis_readreq_tready.val())

@@ -249,6 +249,9 @@ pub struct MetaroceCore<
     rrf: DFF<ConnFail>,
     rrf_v: DFF<Bit>,
     bad_rr: Signal<Local, Bit>,
+    /// Placement's safe count minus a completed READ response's packet number (bit 15 clear: its data is
+    /// written).
+    rd_diff: Signal<Local, Bits<16>>,
     c_op_rresp: Constant<Bits<8>>,
     c_drop_access: Constant<Bits<8>>,
     c_drop_invalid: Constant<Bits<8>>,
@@ -373,6 +376,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             rrf: Default::default(),
             rrf_v: Default::default(),
             bad_rr: Default::default(),
+            rd_diff: Default::default(),
             c_op_rresp: Constant::new((Opcode::ReadResp as u64).into()),
             c_drop_access: Constant::new((drop::ACCESS as u64).into()),
             c_drop_invalid: Constant::new((drop::INVALID as u64).into()),
@@ -738,9 +742,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         // the READ table, to the transmit scheduler, which then releases and completes the READ).
         self.rdt.s_axis_rec_tdata.next = self.txe.m_axis_rdrec_tdata.val();
         self.rdt.s_axis_rec_tvalid.next = self.txe.m_axis_rdrec_tvalid.val();
+        // A completed READ response is passed on once placement has written its data (as the CQ writer waits
+        // for a receive completion's), so the READ's CQE is written after the data it reports.
+        self.rd_diff.next = self.place.safe_count.val() - self.cpl.m_axis_rdone_tuser.val();
         self.rdt.s_axis_rdone_tdata.next = self.cpl.m_axis_rdone_tdata.val();
-        self.rdt.s_axis_rdone_tvalid.next = self.cpl.m_axis_rdone_tvalid.val();
-        self.cpl.m_axis_rdone_tready.next = self.rdt.s_axis_rdone_tready.val();
+        self.rdt.s_axis_rdone_tvalid.next =
+            self.cpl.m_axis_rdone_tvalid.val() & !self.rd_diff.val().get_bit(15);
+        self.cpl.m_axis_rdone_tready.next =
+            self.rdt.s_axis_rdone_tready.val() & !self.rd_diff.val().get_bit(15);
         self.txe.s_axis_rdone_tdata.next = self.rdt.m_axis_rdone_tdata.val();
         self.txe.s_axis_rdone_tvalid.next = self.rdt.m_axis_rdone_tvalid.val();
         self.rdt.m_axis_rdone_tready.next = self.txe.s_axis_rdone_tready.val();
