@@ -37,8 +37,8 @@
 //!    state. The receive queue is not flushed here: that is the control plane's answer to the report.
 //!
 //! Every DATA packet asks the gate (`m_axis_gate_req_*` → `s_axis_gate_resp_*`, MR-REL-4, MR-CC-1/2). When
-//! allowed it is reported (`m_axis_sent_*`), its header (`m_axis_hdr_*`, the gate's EV) and payload request
-//! (`m_axis_payreq_*`, when payload_len > 0) are issued, in that order, and the state is committed. When
+//! allowed it is reported (`m_axis_sent_*`), its payload request (`m_axis_payreq_*`, when payload_len > 0) and
+//! header (`m_axis_hdr_*`, the gate's EV) are issued, in that order, and the state is committed. When
 //! refused, nothing is committed: a new packet's connection waits until `retry_at` (0: `now + cfg_poll_ns`,
 //! or the next `UnaUpdate`; tried `cfg_retry_lead_ns` early) and goes back to the round-robin tail, so other connections go on; a refused
 //! retransmission is parked and retried at its `retry_at` while new data of other connections continues.
@@ -1067,20 +1067,23 @@ impl Logic for Scheduler {
         } else if self.st.q.val() == self.c_s_sent_out.val() {
             self.m_axis_sent_tvalid.next = true;
             if self.m_axis_sent_tready.val() {
-                self.st.d.next = self.c_s_hdr_out.val();
-            }
-        } else if self.st.q.val() == self.c_s_hdr_out.val() {
-            self.m_axis_hdr_tvalid.next = true;
-            if self.m_axis_hdr_tready.val() {
+                // The payload is requested before the header is offered: the frame builder takes a header
+                // only when it has room, and the DMA read's latency then runs while earlier frames are sent.
+                // Both go out in packet order, so the payload stream stays in DATA-header order.
                 if self.pay_len.q.val() != self.c_z16.val() {
                     self.st.d.next = self.c_s_pay_out.val();
                 } else {
-                    self.st.d.next = self.c_s_commit.val();
+                    self.st.d.next = self.c_s_hdr_out.val();
                 }
             }
         } else if self.st.q.val() == self.c_s_pay_out.val() {
             self.m_axis_payreq_tvalid.next = true;
             if self.m_axis_payreq_tready.val() {
+                self.st.d.next = self.c_s_hdr_out.val();
+            }
+        } else if self.st.q.val() == self.c_s_hdr_out.val() {
+            self.m_axis_hdr_tvalid.next = true;
+            if self.m_axis_hdr_tready.val() {
                 self.st.d.next = self.c_s_commit.val();
             }
         } else if self.st.q.val() == self.c_s_commit.val() {

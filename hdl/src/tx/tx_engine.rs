@@ -18,8 +18,9 @@
 //!
 //! Header output: a control header (`s_axis_ctl_*`, ACK/NACK/CTRL from the receive side, no payload) goes
 //! before any waiting DATA header; a DATA header already offered and not yet taken is kept until taken (the
-//! AXI-Stream rule). Payload requests are issued after their header was taken, so the payload stream is in
-//! DATA-header order. Work requests: READ responses before SQEs, an offered one kept until taken.
+//! AXI-Stream rule). A packet's payload request is issued before its header is offered (the DMA read's
+//! latency runs while the frame builder still sends earlier frames); both are in packet order, so the payload
+//! stream is in DATA-header order. Work requests: READ responses before SQEs, an offered one kept until taken.
 //!
 //! Parameters: `TxEngine::<DW, KW>::new(conn_bits, qp_bits, pool_bits)`: `1 << conn_bits` connections,
 //! `1 << qp_bits` QPs, a pool of `1 << pool_bits` outstanding messages (at most `cfg_conn_msgs` per
