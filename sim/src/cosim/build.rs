@@ -157,6 +157,15 @@ const MAKE_ARGS: &[&str] = &[
     "CFG_CXXFLAGS_PCH_I=-include",
 ];
 
+/// Further Verilator options from `METAROCE_VERILATOR_ARGS` (split at white space), for studying a model: for
+/// example `--prof-cfuncs`, which names each generated function after the Verilog it came from, so a profiler
+/// attributes the evaluation time to modules. They are part of the cache key.
+fn extra_args() -> Vec<String> {
+    std::env::var("METAROCE_VERILATOR_ARGS")
+        .map(|a| a.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// Changes whenever the shim's compile and link step changes (part of the cache key).
 const LINK_VERSION: u32 = 2;
 
@@ -185,12 +194,14 @@ fn write(path: &Path, text: &str) -> Result<(), BuildError> {
 pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
     let root = verilator_root()?;
     let shim = shim::source(&src.top, &src.ports, &src.clk);
+    let extra = extra_args();
     let mut h = DefaultHasher::new();
     (
         &src.verilog,
         &shim,
         &root,
         VERILATOR_ARGS,
+        &extra,
         MAKE_ARGS,
         src.trace,
         LINK_VERSION,
@@ -220,6 +231,7 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
         .env("VERILATOR_ROOT", &root)
         .args(VERILATOR_ARGS)
         .args(src.trace.then_some("--trace"))
+        .args(&extra)
         .arg("--Mdir")
         .arg(&obj)
         .args(["--top-module", &src.top])
