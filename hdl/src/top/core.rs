@@ -37,7 +37,7 @@ use crate::ctx::ctx_port::CtxPort;
 use crate::rel::records::{ConnFail, QpError};
 use crate::rel::resp_timer::RespTimer;
 use crate::rel::sender_engine::SenderEngine;
-use crate::rx::completion::RxCompletion;
+use crate::rx::completion::{ReadDone, RxCompletion};
 use crate::rx::cq_writer::CqWriter;
 use crate::rx::drop;
 use crate::rx::mr_check::{MrCheck, RxCheck};
@@ -249,9 +249,19 @@ pub struct MetaroceCore<
     rrf: DFF<ConnFail>,
     rrf_v: DFF<Bit>,
     bad_rr: Signal<Local, Bit>,
-    /// Placement's safe count minus a completed READ response's packet number (bit 15 clear: its data is
-    /// written).
+    /// Completed READ responses waiting for placement to write their data (a two-entry queue, head `rq0`):
+    /// each with the packet number after which it completed.
+    rq0: DFF<ReadDone>,
+    rq0_n: DFF<Bits<16>>,
+    rq0_v: DFF<Bit>,
+    rq1: DFF<ReadDone>,
+    rq1_n: DFF<Bits<16>>,
+    rq1_v: DFF<Bit>,
+    /// Placement's safe count minus the head's packet number (bit 15 clear: its data is written).
     rd_diff: Signal<Local, Bits<16>>,
+    rd_pop: Signal<Local, Bit>,
+    rd_push: Signal<Local, Bit>,
+    rd_v0: Signal<Local, Bit>,
     c_op_rresp: Constant<Bits<8>>,
     c_drop_access: Constant<Bits<8>>,
     c_drop_invalid: Constant<Bits<8>>,
@@ -376,7 +386,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             rrf: Default::default(),
             rrf_v: Default::default(),
             bad_rr: Default::default(),
+            rq0: Default::default(),
+            rq0_n: Default::default(),
+            rq0_v: Default::default(),
+            rq1: Default::default(),
+            rq1_n: Default::default(),
+            rq1_v: Default::default(),
             rd_diff: Default::default(),
+            rd_pop: Default::default(),
+            rd_push: Default::default(),
+            rd_v0: Default::default(),
             c_op_rresp: Constant::new((Opcode::ReadResp as u64).into()),
             c_drop_access: Constant::new((drop::ACCESS as u64).into()),
             c_drop_invalid: Constant::new((drop::INVALID as u64).into()),
@@ -403,7 +422,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_default, rrf, rrf_v);
+        dff_setup!(self, clk, rd_default, rrf, rrf_v, rq0, rq0_n, rq0_v, rq1, rq1_n, rq1_v);
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
         self.regs.clk.next = self.clk.val();
@@ -743,13 +762,40 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rdt.s_axis_rec_tdata.next = self.txe.m_axis_rdrec_tdata.val();
         self.rdt.s_axis_rec_tvalid.next = self.txe.m_axis_rdrec_tvalid.val();
         // A completed READ response is passed on once placement has written its data (as the CQ writer waits
-        // for a receive completion's), so the READ's CQE is written after the data it reports.
-        self.rd_diff.next = self.place.safe_count.val() - self.cpl.m_axis_rdone_tuser.val();
-        self.rdt.s_axis_rdone_tdata.next = self.cpl.m_axis_rdone_tdata.val();
-        self.rdt.s_axis_rdone_tvalid.next =
-            self.cpl.m_axis_rdone_tvalid.val() & !self.rd_diff.val().get_bit(15);
-        self.cpl.m_axis_rdone_tready.next =
-            self.rdt.s_axis_rdone_tready.val() & !self.rd_diff.val().get_bit(15);
+        // for a receive completion's), so the READ's CQE is written after the data it reports. It waits in a
+        // two-entry queue, so the completion stage goes on meanwhile.
+        self.rd_diff.next = self.place.safe_count.val() - self.rq0_n.q.val();
+        self.rdt.s_axis_rdone_tdata.next = self.rq0.q.val();
+        self.rdt.s_axis_rdone_tvalid.next = self.rq0_v.q.val() & !self.rd_diff.val().get_bit(15);
+        self.rd_pop.next = self.rq0_v.q.val()
+            & !self.rd_diff.val().get_bit(15)
+            & self.rdt.s_axis_rdone_tready.val();
+        self.cpl.m_axis_rdone_tready.next = !self.rq1_v.q.val();
+        self.rd_push.next = self.cpl.m_axis_rdone_tvalid.val() & !self.rq1_v.q.val();
+        // After the pop, the head is the second entry (if any).
+        self.rd_v0.next = self.rq0_v.q.val();
+        if self.rd_pop.val() {
+            self.rq0.d.next = self.rq1.q.val();
+            self.rq0_n.d.next = self.rq1_n.q.val();
+            self.rq0_v.d.next = self.rq1_v.q.val();
+            self.rq1_v.d.next = false;
+            self.rd_v0.next = self.rq1_v.q.val();
+        }
+        if self.rd_push.val() {
+            if self.rd_v0.val() {
+                self.rq1.d.next = self.cpl.m_axis_rdone_tdata.val();
+                self.rq1_n.d.next = self.cpl.m_axis_rdone_tuser.val();
+                self.rq1_v.d.next = true;
+            } else {
+                self.rq0.d.next = self.cpl.m_axis_rdone_tdata.val();
+                self.rq0_n.d.next = self.cpl.m_axis_rdone_tuser.val();
+                self.rq0_v.d.next = true;
+            }
+        }
+        if self.rst.val() {
+            self.rq0_v.d.next = false;
+            self.rq1_v.d.next = false;
+        }
         self.txe.s_axis_rdone_tdata.next = self.rdt.m_axis_rdone_tdata.val();
         self.txe.s_axis_rdone_tvalid.next = self.rdt.m_axis_rdone_tvalid.val();
         self.rdt.m_axis_rdone_tready.next = self.txe.s_axis_rdone_tready.val();
