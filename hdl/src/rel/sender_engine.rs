@@ -31,8 +31,9 @@
 //! feedback because the transmit path waits for them while its datapath drains (an ACK taken a little later
 //! is an ACK that arrived a little later); after an allowed gate answer, feedback and timers wait up to 7
 //! cycles for the packet's sent report, so the report is not held behind an ACK (about 40 cycles). With an ACK
-//! per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles. The one computation that runs beside the commands is an allowed packet's pacing gap, in a
-//! second NSCC instance (`pacer`): it starts at the gate's decision when the instance is free, else with the
+//! per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
+//! The one computation that runs beside the commands is an allowed packet's pacing gap, in a second NSCC
+//! instance (`pacer`): it starts at the gate's decision when the instance is free, else with the
 //! packet's sent report (taken only once the instance is free); a gate request or an open of the paced
 //! connection waits until the gap is written back, and the write-back is a command of its own.
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK

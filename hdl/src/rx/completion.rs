@@ -37,8 +37,9 @@
 //! payload writes, see [`crate::rx::placement`]); READ_REQ → a [`ReadReq`] on `m_axis_readreq_*` (MR-SEM-21;
 //! back-pressure holds it and later completions); READ_RESP → a [`ReadDone`] on `m_axis_rdone_*` for the
 //! requester's READ, with the packet number in `tuser` (the core passes it on once placement has written the
-//! READ's data, so the READ's CQE follows its data); then the slot is cleared and `base_msn` advances. A FAILED slot with `owes_wqe` pops its RQE
-//! and completes it with `LocalLength`, `byte_len` 0 (MR-SEM-33); completion stops at a FAILED slot.
+//! READ's data, so the READ's CQE follows its data); then the slot is cleared and `base_msn` advances. A
+//! FAILED slot with `owes_wqe` pops its RQE and completes it with `LocalLength`, `byte_len` 0 (MR-SEM-33);
+//! completion stops at a FAILED slot.
 //!
 //! One packet at a time (about 6 cycles plus the completions it triggers): the packet's slot and connection
 //! words are read in the cycle it is taken, P1 compares them (registered), P2 gives the verdict and writes the
