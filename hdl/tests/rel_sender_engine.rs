@@ -1153,6 +1153,76 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
     }
 }
 
+/// MR-CC-2 with the engine's latency: a request that arrives after its pacing time while an ACK command (of
+/// another connection) is in progress waits for the command, but leaves at its eligibility time, its arrival:
+/// the next packet's pacing time counts from then, not from the decision, so the engine's own cycles do not
+/// slow the connection.
+#[test]
+fn mr_cc_2_pacing_counts_from_the_request_arrival_not_the_engine_wait() {
+    let mut now = 9_000_000u64;
+    let (mut tb, gap) = pacing_bench(now, 0);
+    tb.open(ConnOpen {
+        conn: 2u64.to_bits(),
+        isn: 5000u64.to_bits(),
+        paths: 8u64.to_bits(),
+        seed: 2u64.to_bits(),
+        ..Default::default()
+    });
+    tb.drain(1000);
+    let r = tb.gate_full(paced_req(1000));
+    assert!(r.allow, "{r:?}");
+    tb.send_allowed(&r, now, PACED_CHARGED, false);
+    now += gap + 10;
+    tb.u.now.next = now.to_bits();
+    // An ACK of connection 2 starts while the engine is idle.
+    tb.feedback(PktMeta {
+        conn: 2u64.to_bits(),
+        ptype: 2u64.to_bits(),
+        psn: 5000u64.to_bits(),
+        sack_base: 5000u64.to_bits(),
+        ..Default::default()
+    });
+    // Connection 1's request arrives now, behind the ACK; time runs on at 3 ns per cycle.
+    let arrival = now;
+    tb.u.s_axis_gate_req_tdata.next = paced_req(1001);
+    tb.u.s_axis_gate_req_tvalid.next = true;
+    let mut answer = None;
+    for _ in 0..400 {
+        tb.settle();
+        if tb.u.s_axis_gate_req_tready.val() {
+            tb.tick();
+            tb.u.s_axis_gate_req_tvalid.next = false;
+        } else if tb.u.m_axis_gate_resp_tvalid.val() {
+            answer = Some((now, tb.u.m_axis_gate_resp_tdata.val()));
+            tb.u.m_axis_gate_resp_tready.next = true;
+            tb.tick();
+            tb.u.m_axis_gate_resp_tready.next = false;
+            break;
+        } else {
+            tb.tick();
+        }
+        now += 3;
+        tb.u.now.next = now.to_bits();
+    }
+    let (decided, r) = answer.expect("the request was answered");
+    assert!(r.allow, "{r:?}");
+    assert!(
+        decided >= arrival + 60,
+        "the request did not wait for the ACK (decided {} ns after its arrival)",
+        decided - arrival
+    );
+    tb.send_allowed(&r, decided, PACED_CHARGED, false);
+    // Refused just after the decision, with the pacing time counted from the arrival.
+    now = decided + 1;
+    tb.u.now.next = now.to_bits();
+    let w = tb.gate_full(paced_req(1002));
+    assert!(
+        !w.allow && w.retry_at.to_u64() == (arrival + gap) as u32 as u64,
+        "{w:?}: expected retry at {} (arrival + gap), decided at {decided}",
+        (arrival + gap) as u32
+    );
+}
+
 /// MR-CC-2 with `cfg_pace_hold_ns`: a gate request refused by pacing alone is held, not answered, when its
 /// pacing time is at most the hold ahead; feedback waits meanwhile, and at the pacing time the request is
 /// decided again (allowed) before the feedback is taken. A request further ahead is refused with its retry
