@@ -31,9 +31,14 @@
 //! the `wr_id` from there without a read and empties the entry, and every pop schedules a prefetch of the
 //! RQE the next pop of its QP consumes (WRITE_IMM packets, which consume an RQE without reading it, and RQEs
 //! evicted from the cache otherwise cost each completion a read while the completion stage waits). A SEND packet found in the cache takes 3
-//! cycles, as WRITE and READ packets do. A packet that arrives while a prefetch is in flight waits for it (at
-//! most one DMA read latency, as without the prefetch); a SEND message whose RQE was not prefetched (the
-//! first one, or after an RNR) waits for the DMA read latency once. A packet whose verdict
+//! cycles, as WRITE and READ packets do. A prefetch holds the FSM only until its DMA read is
+//! requested: its answer fills the cache beside the other requests (answers come in request order, so while it
+//! is in flight the next answer is its own), and packets and pops go on meanwhile. Waiting for it made every
+//! SEND packet that arrived in those 100 cycles wait, which at line rate with short SEND messages made the
+//! receive path fall behind and discard frames. One prefetch is in flight at a time; its answer is dropped
+//! when the cache was emptied meanwhile or a pop read an RQE itself (it may be that RQE, which must not be
+//! cached once consumed). A SEND message whose RQE was not prefetched (the first one, or after an RNR) waits
+//! for the DMA read latency once. A packet whose verdict
 //! is done waits in the output register (`m_axis_pkt_*`) with the FSM free: pops and opens are served while it
 //! waits, and the next packet is taken once it has left. The completion stage downstream stops taking packets
 //! while it pops, so a pop must never wait behind an output packet (that was a deadlock of the receive path).
@@ -210,6 +215,14 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     pf_conn: DFF<Bits<CB>>,
     pf_qp: DFF<Bits<QB>>,
     pf_idx: DFF<Bits<16>>,
+    /// A prefetch's DMA read is in flight (`pf_fly`), for RQE `pf_fidx` of QP `pf_fqp`; its answer fills the
+    /// cache unless it was dropped meanwhile (`pf_drop`: the cache was emptied, or a pop read that RQE itself).
+    pf_fly: DFF<Bit>,
+    pf_drop: DFF<Bit>,
+    pf_fidx: DFF<Bits<16>>,
+    pf_fqp: DFF<Bits<16>>,
+    /// The DMA read answer is the in-flight prefetch's, taken now.
+    pf_take: Signal<Local, Bit>,
     c_slot: Signal<Local, Bits<2>>,
     c_sel: Signal<Local, RqeEnt>,
     c_hit: Signal<Local, Bit>,
@@ -370,6 +383,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             pf_conn: Default::default(),
             pf_qp: Default::default(),
             pf_idx: Default::default(),
+            pf_fly: Default::default(),
+            pf_drop: Default::default(),
+            pf_fidx: Default::default(),
+            pf_fqp: Default::default(),
+            pf_take: Default::default(),
             c_slot: Default::default(),
             c_sel: Default::default(),
             c_hit: Default::default(),
@@ -480,6 +498,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pf_qp,
             pf_idx
         );
+        dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -576,6 +595,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         // A prefetch of the next RQE starts only when nothing else is offered.
         self.take_f.next = self.idle.val()
             & self.pf_v.q.val()
+            & !self.pf_fly.q.val()
             & !self.s_axis_open_tvalid.val()
             & !self.s_axis_pop_tvalid.val()
             & !self.s_axis_pkt_tvalid.val();
@@ -730,6 +750,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     & !self.hit_p.q.val()
                 {
                     self.state.d.next = self.k_s_desc.v.val();
+                    self.pf_fidx.d.next = self.pf_idx.q.val();
+                    self.pf_fqp.d.next = self.x_qp16.o.val();
                 }
             } else if self.kind.q.val() == self.k_k_pop.v.val() {
                 self.popped.d.next.ok = false;
@@ -802,12 +824,20 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.state.d.next = self.k_s_pout.v.val();
             } else {
                 self.state.d.next = self.k_s_desc.v.val();
+                // A prefetch in flight may be of this RQE: its answer must not cache a consumed RQE.
+                self.pf_drop.d.next = true;
             }
         }
         self.m_axis_dma_rd_desc_tdata.next = self.desc.q.val();
         self.m_axis_dma_rd_desc_tvalid.next = self.state.q.val() == self.k_s_desc.v.val();
         if (self.state.q.val() == self.k_s_desc.v.val()) & self.m_axis_dma_rd_desc_tready.val() {
             self.state.d.next = self.k_s_rd.v.val();
+            if self.kind.q.val() == self.k_k_pf.v.val() {
+                // A prefetch does not hold the FSM: its answer is taken beside the other requests.
+                self.state.d.next = self.k_s_idle.v.val();
+                self.pf_fly.d.next = true;
+                self.pf_drop.d.next = false;
+            }
         }
         self.rqe.next = self.s_axis_dma_rd_tdata.val().get_bits::<256>(0);
         // What a fill writes into the cache. A fill takes the slot and index from the register that holds them
@@ -823,8 +853,27 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             .rqe
             .val()
             .get_bits::<64>(self.k_r_wr_id.v.val().index());
-        self.s_axis_dma_rd_tready.next = self.state.q.val() == self.k_s_rd.v.val();
-        if (self.state.q.val() == self.k_s_rd.v.val()) & self.s_axis_dma_rd_tvalid.val() {
+        // Answers come in request order: while a prefetch is in flight the next answer is its own. It waits
+        // while a pop's S5 writes the cache (one write port).
+        self.pf_take.next = self.pf_fly.q.val() & (self.state.q.val() != self.k_s_5.v.val());
+        self.s_axis_dma_rd_tready.next = self.pf_take.val()
+            | ((self.state.q.val() == self.k_s_rd.v.val()) & !self.pf_fly.q.val());
+        if self.pf_take.val() & self.s_axis_dma_rd_tvalid.val() {
+            if !self.pf_drop.q.val() {
+                self.c_wr.next = true;
+                self.c_wslot.next = self.pf_fidx.q.val().get_bits::<2>(0);
+                self.c_new.next = self.c_fill.val();
+                self.c_new.next.qp = self.pf_fqp.q.val();
+                self.c_new.next.idx = self.pf_fidx.q.val();
+            }
+            if self.s_axis_dma_rd_tlast.val() {
+                self.pf_fly.d.next = false;
+            }
+        }
+        if (self.state.q.val() == self.k_s_rd.v.val())
+            & !self.pf_fly.q.val()
+            & self.s_axis_dma_rd_tvalid.val()
+        {
             if self.kind.q.val() == self.k_k_pop.v.val() {
                 self.popped.d.next.ok = true;
                 self.popped.d.next.wr_id = self
@@ -835,14 +884,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.ci_new.d.next = self.popped.q.val().index + self.k_one16.v.val();
                 if self.s_axis_dma_rd_tlast.val() {
                     self.state.d.next = self.k_s_pout.v.val();
-                }
-            } else if self.kind.q.val() == self.k_k_pf.v.val() {
-                self.c_wr.next = true;
-                self.c_wslot.next = self.pf_idx.q.val().get_bits::<2>(0);
-                self.c_new.next = self.c_fill.val();
-                self.c_new.next.idx = self.pf_idx.q.val();
-                if self.s_axis_dma_rd_tlast.val() {
-                    self.state.d.next = self.k_s_idle.v.val();
                 }
             } else {
                 self.chk.d.next.rqe_ok = true;
@@ -906,6 +947,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.ce3.d.next.v = false;
             self.pf_v.d.next = false;
             self.hit_p.d.next = false;
+            self.pf_drop.d.next = true;
+        }
+        if self.rst.val() {
+            self.pf_fly.d.next = false;
         }
     }
 }
