@@ -91,6 +91,9 @@ struct DemoArgs {
     /// Write both cores' waveforms (a.vcd, b.vcd) into this folder (builds the model with waveform support).
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// With --vcd: start the waveforms this many cycles after the traffic started (0: from the cores' reset).
+    #[arg(long, default_value_t = 0, requires = "vcd")]
+    vcd_from: u64,
     /// Datapath width of both cores, bits: 512 or 1024.
     #[arg(long, default_value_t = 512)]
     width: u32,
@@ -681,7 +684,7 @@ fn demo(a: DemoArgs) -> ExitCode {
         ack_ratio: a.ack_ratio,
         max_cycles: a.max_cycles,
         vcd: a.vcd.clone(),
-        vcd_from: 0,
+        vcd_from: a.vcd_from,
         width,
     };
     eprintln!(
