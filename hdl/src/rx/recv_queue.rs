@@ -23,9 +23,12 @@
 //! completions are retried (the model's `deliver_in_order`).
 //!
 //! One request (packet or pop) at a time; a packet that needs an RQE waits for its DMA read, unless the RQE is
-//! cached. The cache holds four RQEs, RQE index `i` of a QP in entry `i mod 4` (direct-mapped), so the RQEs of
-//! consecutive messages coexist while packets of one message arrive after those of the next (multipath
-//! reordering). Every RQE read for a packet is cached; each SEND packet that finds its RQE schedules a prefetch
+//! cached. The cache holds eight RQEs, RQE index `i` of a QP in entry `i mod 8` (direct-mapped), as many as a
+//! connection has messages in flight (the receive message table's 8), so the RQEs of consecutive messages
+//! coexist while packets of one message arrive after those of the next (multipath reordering), and a
+//! message's RQE is still cached when the completion consumes it, up to 7 messages later. With four entries,
+//! SEND traffic at line rate evicted RQEs before their consumption: each such pop waited for a read (100
+//! cycles) while the completion stage took no packet. Every RQE read for a packet is cached; each SEND packet that finds its RQE schedules a prefetch
 //! of the following index, which runs once nothing else is offered and reads that RQE if it is posted and not
 //! cached. A QP context write (the RQ may have moved) empties the cache; a pop that finds its RQE cached takes
 //! the `wr_id` from there without a read and empties the entry, and every pop schedules a prefetch of the
@@ -211,6 +214,10 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     ce1: DFF<RqeEnt>,
     ce2: DFF<RqeEnt>,
     ce3: DFF<RqeEnt>,
+    ce4: DFF<RqeEnt>,
+    ce5: DFF<RqeEnt>,
+    ce6: DFF<RqeEnt>,
+    ce7: DFF<RqeEnt>,
     pf_v: DFF<Bit>,
     pf_conn: DFF<Bits<CB>>,
     pf_qp: DFF<Bits<QB>>,
@@ -223,17 +230,21 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     pf_fqp: DFF<Bits<16>>,
     /// The DMA read answer is the in-flight prefetch's, taken now.
     pf_take: Signal<Local, Bit>,
-    c_slot: Signal<Local, Bits<2>>,
+    c_slot: Signal<Local, Bits<3>>,
     c_sel: Signal<Local, RqeEnt>,
     c_hit: Signal<Local, Bit>,
     c_m0: Signal<Local, Bit>,
     c_m1: Signal<Local, Bit>,
     c_m2: Signal<Local, Bit>,
     c_m3: Signal<Local, Bit>,
+    c_m4: Signal<Local, Bit>,
+    c_m5: Signal<Local, Bit>,
+    c_m6: Signal<Local, Bit>,
+    c_m7: Signal<Local, Bit>,
     idx_p: DFF<Bits<16>>,
     hit_p: DFF<Bit>,
     c_wr: Signal<Local, Bit>,
-    c_wslot: Signal<Local, Bits<2>>,
+    c_wslot: Signal<Local, Bits<3>>,
     c_new: Signal<Local, RqeEnt>,
     c_fill: Signal<Local, RqeEnt>,
     take_f: Signal<Local, Bit>,
@@ -379,6 +390,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             ce1: Default::default(),
             ce2: Default::default(),
             ce3: Default::default(),
+            ce4: Default::default(),
+            ce5: Default::default(),
+            ce6: Default::default(),
+            ce7: Default::default(),
             pf_v: Default::default(),
             pf_conn: Default::default(),
             pf_qp: Default::default(),
@@ -395,6 +410,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             c_m1: Default::default(),
             c_m2: Default::default(),
             c_m3: Default::default(),
+            c_m4: Default::default(),
+            c_m5: Default::default(),
+            c_m6: Default::default(),
+            c_m7: Default::default(),
             idx_p: Default::default(),
             hit_p: Default::default(),
             c_wr: Default::default(),
@@ -498,7 +517,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pf_qp,
             pf_idx
         );
-        dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp);
+        dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -691,9 +710,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         } else {
             self.ssnb.wr_data.next = self.k_zero16.v.val();
         }
-        // The RQE cache: entry `idx mod 4` holds RQE `idx` of QP `qp` if `v`.
+        // The RQE cache: entry `idx mod 8` holds RQE `idx` of QP `qp` if `v`.
         self.x_qp16.i.next = self.qp_r.q.val();
-        self.c_slot.next = self.idx.val().get_bits::<2>(0);
+        self.c_slot.next = self.idx.val().get_bits::<3>(0);
         self.c_sel.next = self.ce0.q.val();
         if self.c_slot.val() == 1 {
             self.c_sel.next = self.ce1.q.val();
@@ -703,6 +722,18 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         }
         if self.c_slot.val() == 3 {
             self.c_sel.next = self.ce3.q.val();
+        }
+        if self.c_slot.val() == 4 {
+            self.c_sel.next = self.ce4.q.val();
+        }
+        if self.c_slot.val() == 5 {
+            self.c_sel.next = self.ce5.q.val();
+        }
+        if self.c_slot.val() == 6 {
+            self.c_sel.next = self.ce6.q.val();
+        }
+        if self.c_slot.val() == 7 {
+            self.c_sel.next = self.ce7.q.val();
         }
         // Every entry compared at once, then the one of the slot chosen.
         self.c_m0.next = self.ce0.q.val().v
@@ -717,10 +748,26 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.c_m3.next = self.ce3.q.val().v
             & (self.ce3.q.val().qp == self.x_qp16.o.val())
             & (self.ce3.q.val().idx == self.idx.val());
+        self.c_m4.next = self.ce4.q.val().v
+            & (self.ce4.q.val().qp == self.x_qp16.o.val())
+            & (self.ce4.q.val().idx == self.idx.val());
+        self.c_m5.next = self.ce5.q.val().v
+            & (self.ce5.q.val().qp == self.x_qp16.o.val())
+            & (self.ce5.q.val().idx == self.idx.val());
+        self.c_m6.next = self.ce6.q.val().v
+            & (self.ce6.q.val().qp == self.x_qp16.o.val())
+            & (self.ce6.q.val().idx == self.idx.val());
+        self.c_m7.next = self.ce7.q.val().v
+            & (self.ce7.q.val().qp == self.x_qp16.o.val())
+            & (self.ce7.q.val().idx == self.idx.val());
         self.c_hit.next = ((self.c_slot.val() == 0) & self.c_m0.val())
             | ((self.c_slot.val() == 1) & self.c_m1.val())
             | ((self.c_slot.val() == 2) & self.c_m2.val())
-            | ((self.c_slot.val() == 3) & self.c_m3.val());
+            | ((self.c_slot.val() == 3) & self.c_m3.val())
+            | ((self.c_slot.val() == 4) & self.c_m4.val())
+            | ((self.c_slot.val() == 5) & self.c_m5.val())
+            | ((self.c_slot.val() == 6) & self.c_m6.val())
+            | ((self.c_slot.val() == 7) & self.c_m7.val());
         // The lookup's result, registered: at S3 for a packet or a prefetch (their index is a register), at
         // S4 for a pop (its index is the RQ's consumer index, read at S4), used one state later.
         if ((self.state.q.val() == self.k_s_3.v.val())
@@ -861,7 +908,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.pf_take.val() & self.s_axis_dma_rd_tvalid.val() {
             if !self.pf_drop.q.val() {
                 self.c_wr.next = true;
-                self.c_wslot.next = self.pf_fidx.q.val().get_bits::<2>(0);
+                self.c_wslot.next = self.pf_fidx.q.val().get_bits::<3>(0);
                 self.c_new.next = self.c_fill.val();
                 self.c_new.next.qp = self.pf_fqp.q.val();
                 self.c_new.next.idx = self.pf_fidx.q.val();
@@ -894,7 +941,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.chk.d.next.rqe_lkey =
                     self.rqe.val().get_bits::<32>(self.k_r_lkey.v.val().index());
                 self.c_wr.next = true;
-                self.c_wslot.next = self.chk.q.val().rqe_index.get_bits::<2>(0);
+                self.c_wslot.next = self.chk.q.val().rqe_index.get_bits::<3>(0);
                 self.c_new.next = self.c_fill.val();
                 self.c_new.next.idx = self.chk.q.val().rqe_index;
                 self.pf_v.d.next = true;
@@ -938,6 +985,18 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             if self.c_wslot.val() == 3 {
                 self.ce3.d.next = self.c_new.val();
             }
+            if self.c_wslot.val() == 4 {
+                self.ce4.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 5 {
+                self.ce5.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 6 {
+                self.ce6.d.next = self.c_new.val();
+            }
+            if self.c_wslot.val() == 7 {
+                self.ce7.d.next = self.c_new.val();
+            }
         }
         // A QP context write (the RQ may have moved) empties the RQE cache.
         if self.ctx_qp.val() | self.rst.val() {
@@ -945,6 +1004,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.ce1.d.next.v = false;
             self.ce2.d.next.v = false;
             self.ce3.d.next.v = false;
+            self.ce4.d.next.v = false;
+            self.ce5.d.next.v = false;
+            self.ce6.d.next.v = false;
+            self.ce7.d.next.v = false;
             self.pf_v.d.next = false;
             self.hit_p.d.next = false;
             self.pf_drop.d.next = true;
@@ -961,7 +1024,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         name: "metaroce_rx_recv_queue",
         area: "rx",
         description:
-            "RQ state and doorbells, RQE fetch for SEND (SSN) with a 4-entry cache and prefetch, RNR verdicts, RQE consumption",
+            "RQ state and doorbells, RQE fetch for SEND (SSN) with an 8-entry cache and prefetch, RNR verdicts, RQE consumption",
         verilog: |_cfg| {
             crate::gen::verilog(
                 "metaroce_rx_recv_queue",
