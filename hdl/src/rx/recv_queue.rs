@@ -40,8 +40,9 @@
 //! SEND packet that arrived in those 100 cycles wait, which at line rate with short SEND messages made the
 //! receive path fall behind and discard frames. One prefetch is in flight at a time; its answer is dropped
 //! when the cache was emptied meanwhile or a pop read an RQE itself (it may be that RQE, which must not be
-//! cached once consumed). A SEND message whose RQE was not prefetched (the first one, or after an RNR) waits
-//! for the DMA read latency once. A packet whose verdict
+//! cached once consumed). A packet whose RQE is the prefetch in flight waits for it (looked up again until
+//! the answer fills the cache) instead of reading it a second time. A SEND message whose RQE was not
+//! prefetched (the first one, or after an RNR) waits for the DMA read latency once. A packet whose verdict
 //! is done waits in the output register (`m_axis_pkt_*`) with the FSM free: pops and opens are served while it
 //! waits, and the next packet is taken once it has left. The completion stage downstream stops taking packets
 //! while it pops, so a pop must never wait behind an output packet (that was a deadlock of the receive path).
@@ -851,6 +852,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                             self.chk.d.next.code = self.k_nack_rnr.v.val();
                             self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
                         }
+                    } else if self.pf_fly.q.val()
+                        & (self.pf_fqp.q.val() == self.x_qp16.o.val())
+                        & (self.pf_fidx.q.val() == self.idx.val())
+                    {
+                        // Its RQE is the prefetch in flight: looked up again until that fills the cache.
+                        self.state.d.next = self.k_s_3.v.val();
+                        self.opend.d.next = false;
                     } else {
                         self.state.d.next = self.k_s_desc.v.val();
                         self.opend.d.next = false;
