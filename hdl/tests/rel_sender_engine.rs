@@ -1099,15 +1099,20 @@ fn pacing_bench(now: u64, hold_ns: u64) -> (Tb, u64) {
     };
     let mut tb = Tb::new(&p, &timers, now);
     tb.u.cfg_pace_hold_ns.next = hold_ns.to_bits();
+    open_paced(&mut tb, 1, 1000);
+    (tb, Nscc::new(&p).pacing_gap_ns(PACED_CHARGED))
+}
+
+/// Opens connection `conn` of the pacing tests (ISN `isn`, 8 paths, seed `conn`) and lets it settle.
+fn open_paced(tb: &mut Tb, conn: u64, isn: u64) {
     tb.open(ConnOpen {
-        conn: 1u64.to_bits(),
-        isn: 1000u64.to_bits(),
+        conn: conn.to_bits(),
+        isn: isn.to_bits(),
         paths: 8u64.to_bits(),
-        seed: 1u64.to_bits(),
+        seed: conn.to_bits(),
         ..Default::default()
     });
     tb.drain(1000);
-    (tb, Nscc::new(&p).pacing_gap_ns(PACED_CHARGED))
 }
 
 /// Charged bytes of the pacing tests' packets.
@@ -1161,14 +1166,7 @@ fn mr_cc_2_pacing_counts_from_the_gate_decision_not_an_earlier_timestamp() {
 fn mr_cc_2_pacing_counts_from_the_request_arrival_not_the_engine_wait() {
     let mut now = 9_000_000u64;
     let (mut tb, gap) = pacing_bench(now, 0);
-    tb.open(ConnOpen {
-        conn: 2u64.to_bits(),
-        isn: 5000u64.to_bits(),
-        paths: 8u64.to_bits(),
-        seed: 2u64.to_bits(),
-        ..Default::default()
-    });
-    tb.drain(1000);
+    open_paced(&mut tb, 2, 5000);
     let r = tb.gate_full(paced_req(1000));
     assert!(r.allow, "{r:?}");
     tb.send_allowed(&r, now, PACED_CHARGED, false);

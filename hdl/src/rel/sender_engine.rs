@@ -300,10 +300,6 @@ pub struct SenderEngine {
     /// (0: never held). The transmit scheduler tries a waiting connection's packet as early
     /// (`cfg_retry_lead_ns`), so a paced connection's packets are decided at their pacing times.
     pub cfg_pace_hold_ns: Signal<In, Bits<32>>,
-    /// Feedback and timer commands do not start within this long (ns, < 2^30) before or after the pacing time
-    /// of the latest gate request refused by pacing, until a request is allowed, so a command started before
-    /// ends before the packet is due (0: no guard). An ACK's RTT sample then includes its wait.
-    pub cfg_pace_guard_ns: Signal<In, Bits<32>>,
     /// A new packet was refused because no window slot was free (it waits; see the module docs).
     pub stat_slot_wait: Signal<Out, Bit>,
     /// A new transmission found no window slot and was not recorded (prevented by the gate's reservation).
@@ -356,11 +352,6 @@ pub struct SenderEngine {
     /// A gate request (`req`) is held until its pacing time `held_until` (ns mod 2^32).
     held_v: DFF<Bit>,
     held_until: DFF<Bits<32>>,
-    /// The pacing time of the latest request refused by pacing (`soon_at`), until a request is allowed.
-    soon_v: DFF<Bit>,
-    soon_at: DFF<Bits<32>>,
-    /// Feedback and timer commands wait (a request is held, or `soon_at` is within the guard).
-    defer: Signal<Local, Bit>,
     /// The command's NSCC event is done (what s_ack_cc waits for; cleared in idle).
     cc_ok: DFF<Bit>,
     /// Its detection run was issued.
@@ -638,7 +629,6 @@ impl SenderEngine {
             cfg_rnr_retry: Default::default(),
             cfg_reorder_distance: Default::default(),
             cfg_pace_hold_ns: Default::default(),
-            cfg_pace_guard_ns: Default::default(),
             stat_slot_wait: Default::default(),
             stat_slot_miss: Default::default(),
             stat_timeout: Default::default(),
@@ -669,9 +659,6 @@ impl SenderEngine {
             sent_wait: Default::default(),
             held_v: Default::default(),
             held_until: Default::default(),
-            soon_v: Default::default(),
-            soon_at: Default::default(),
-            defer: Default::default(),
             cc_ok: Default::default(),
             det_iss: Default::default(),
             det_ok: Default::default(),
@@ -897,8 +884,7 @@ impl Logic for SenderEngine {
             peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st, stop_v, stop_c, lbusy, lw,
             lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o,
             rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
-            det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, soon_v,
-            soon_at, rtt_st, rtt_ok
+            det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
         dff_setup!(self, clk, req_seen_v, req_seen_at, req_at, g_elig);
         self.rtx_ram.clk.next = self.clk.val();
@@ -1313,17 +1299,6 @@ impl Logic for SenderEngine {
         if self.m_axis_err_tready.val() {
             self.err_pend.d.next = false;
         }
-        // The pacing guard: [soon_at - guard, soon_at + guard], then it expires.
-        self.defer.next = self.held_v.q.val()
-            || (self.soon_v.q.val()
-                && (self.now32.val() + self.cfg_pace_guard_ns.val() - self.soon_at.q.val())
-                    < self.k_half.val());
-        if self.soon_v.q.val()
-            && (self.now32.val() - self.cfg_pace_guard_ns.val() - self.soon_at.q.val())
-                < self.k_half.val()
-        {
-            self.soon_v.d.next = false;
-        }
         if self.sent_wait.q.val() != self.k_zero3.val() {
             self.sent_wait.d.next = self.sent_wait.q.val() - self.k_one3.val();
         }
@@ -1392,7 +1367,7 @@ impl Logic for SenderEngine {
                 self.state.d.next = self.s_g_rd.val();
             } else if self.s_axis_fb_tvalid.val()
                 && self.sent_wait.q.val() == self.k_zero3.val()
-                && !self.defer.val()
+                && !self.held_v.q.val()
                 && !self.una_v.q.val()
                 && self.rtx_room.val()
                 && !(self.fatal.val() && self.err_pend.q.val())
@@ -1426,7 +1401,7 @@ impl Logic for SenderEngine {
                 }
             } else if self.wheel.m_axis_fire_tvalid.val()
                 && self.sent_wait.q.val() == self.k_zero3.val()
-                && !self.defer.val()
+                && !self.held_v.q.val()
                 && self.rtx_room.val()
             {
                 self.wheel.m_axis_fire_tready.next = true;
@@ -1931,7 +1906,6 @@ impl Logic for SenderEngine {
                 // progress when the request came, the decision's cycles) not counted.
                 self.g_t0.d.next = self.g_elig.q.val();
                 self.g_conn.d.next = self.conn.q.val();
-                self.soon_v.d.next = false;
                 if !self.pace_busy.q.val() && self.pacer.ready.val() {
                     // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
                     // on, so the connection's next request waits for the computation, not also for the
@@ -1954,10 +1928,6 @@ impl Logic for SenderEngine {
                 if self.dirty.q.val() {
                     self.state.d.next = self.s_wb.val();
                 }
-            } else if self.gate.resp.val().retry_at != self.k_zero32.val() {
-                // Refused by pacing: the guard keeps long commands from its pacing time.
-                self.soon_v.d.next = true;
-                self.soon_at.d.next = self.gate.resp.val().retry_at;
             }
         }
         if self.state.q.val() == self.s_g_ch.val() {
@@ -2027,7 +1997,6 @@ impl Logic for SenderEngine {
             self.held_v.d.next = false;
             self.req_seen_v.d.next = false;
             self.sent_wait.d.next = self.k_zero3.val();
-            self.soon_v.d.next = false;
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();
         self.m_axis_gate_resp_tvalid.next = self.resp_valid.q.val();

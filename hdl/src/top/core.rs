@@ -890,10 +890,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.snd.cfg_rnr_retry.next = 7.into();
         self.snd.cfg_reorder_distance.next = self.epc.cfg_reorder_distance.val();
         self.snd.cfg_pace_hold_ns.next = 64.into();
-        // No guard: a packet decided late behind an ACK still counts its pacing from its eligibility, so an
-        // ACK may start at any time (with a guard of 192 ns the engine took about one ACK per paced packet,
-        // and the receive path, which hands it the ACKs, stalled long enough to discard frames).
-        self.snd.cfg_pace_guard_ns.next = 0.into();
 
         // Transmit: engine -> frame builder -> MAC.
         self.order.hdr_in.next = self.txe.m_axis_hdr_tdata.val();
