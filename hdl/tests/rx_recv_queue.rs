@@ -380,18 +380,59 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
     assert_eq!(p.index, 0u64.to_bits::<16>());
     // Every pop schedules a prefetch of the RQE the next pop consumes, so completions of messages whose
-    // packets read no RQE (WRITE_IMM) find it cached: RQE 1 (cached), then 2 and 3 (prefetched).
+    // packets read no RQE (WRITE_IMM) find it cached: RQE 1 (cached), then 2 (prefetched), and each
+    // prefetched RQE's answer schedules the next one while it is posted: RQE 3 too, but not 4.
     tb.doorbell(4);
-    for n in 1..4u64 {
-        if n > 1 {
-            tb.serve_rqe(n);
-            for _ in 0..16 {
-                tb.clock();
-            }
-        }
+    let p = pop(&mut tb, None);
+    assert!(p.ok, "RQE 1 consumed: {p:?}");
+    assert_eq!(p.wr_id, rqe(1).wr_id.to_bits::<64>());
+    tb.serve_rqe(2);
+    tb.serve_rqe(3);
+    for _ in 0..32 {
+        tb.settle();
+        assert!(
+            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
+            "read of an RQE not posted"
+        );
+        tb.clock();
+    }
+    // A packet of message 3 that overtook message 2's finds its RQE prefetched.
+    let c = through(&mut tb, send(3), None);
+    assert!(c.rqe_ok && !c.nack, "prefetched RQE 3: {c:?}");
+    assert_eq!(c.rqe_addr, rqe(3).addr.to_bits::<64>());
+    assert_eq!(c.rqe_index, 3u64.to_bits::<16>());
+    for n in 2..4u64 {
         let p = pop(&mut tb, None);
         assert!(p.ok, "RQE {n} consumed: {p:?}");
         assert_eq!(p.wr_id, rqe(n).wr_id.to_bits::<64>());
         assert_eq!(p.index, n.to_bits::<16>());
+    }
+}
+
+#[test]
+fn mr_sem_27_prefetch_reaches_no_further_than_the_cache_holds() {
+    // Eight entries, direct-mapped: RQE i + 8 would evict RQE i, not yet consumed. With 12 RQEs posted and
+    // none consumed, the prefetches after RQE 0's read go up to RQE 7 and stop.
+    let mut tb = Tb::new();
+    tb.setup();
+    tb.doorbell(12);
+    let first = through(&mut tb, send(0), Some(0));
+    assert!(first.rqe_ok && !first.nack, "RQE found: {first:?}");
+    for n in 1..8u64 {
+        tb.serve_rqe(n);
+    }
+    for _ in 0..32 {
+        tb.settle();
+        assert!(
+            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
+            "read of an RQE beyond the cache's reach"
+        );
+        tb.clock();
+    }
+    // Every one of them is cached, RQE 0 included.
+    for n in (0..8u64).rev() {
+        let c = through(&mut tb, send(n), None);
+        assert!(c.rqe_ok && !c.nack, "cached RQE {n}: {c:?}");
+        assert_eq!(c.rqe_addr, rqe(n).addr.to_bits::<64>());
     }
 }

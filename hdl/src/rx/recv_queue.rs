@@ -30,7 +30,10 @@
 //! SEND traffic at line rate evicted RQEs before their consumption: each such pop waited for a read (100
 //! cycles) while the completion stage took no packet. Every RQE read for a packet is cached; each SEND packet that finds its RQE schedules a prefetch
 //! of the following index, which runs once nothing else is offered and reads that RQE if it is posted and not
-//! cached. A QP context write (the RQ may have moved) empties the cache; a pop that finds its RQE cached takes
+//! cached. Each prefetched RQE's answer schedules the next index in turn, while it is posted and less than 8
+//! ahead of the consumer index (the cache's reach: RQE `i + 8` would evict RQE `i`, not yet consumed), so the
+//! RQEs of every message a connection may have in flight are cached before their packets arrive, those of a
+//! message that overtook its predecessors included. A QP context write (the RQ may have moved) empties the cache; a pop that finds its RQE cached takes
 //! the `wr_id` from there without a read and empties the entry, and every pop schedules a prefetch of the
 //! RQE the next pop of its QP consumes (WRITE_IMM packets, which consume an RQE without reading it, and RQEs
 //! evicted from the cache otherwise cost each completion a read while the completion stage waits). A SEND packet found in the cache takes 3
@@ -229,6 +232,9 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     pf_drop: DFF<Bit>,
     pf_fidx: DFF<Bits<16>>,
     pf_fqp: DFF<Bits<16>>,
+    /// The connection and QP the prefetch in flight was made for (its answer schedules the next index).
+    pf_fconn: DFF<Bits<CB>>,
+    pf_fqpb: DFF<Bits<QB>>,
     /// The DMA read answer is the in-flight prefetch's, taken now.
     pf_take: Signal<Local, Bit>,
     c_slot: Signal<Local, Bits<3>>,
@@ -306,6 +312,9 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_drop_invalid: Lit<8, { crate::rx::drop::INVALID as u64 }>,
     k_one16: Lit<16, 1>,
     k_len32: Lit<32, 32>,
+    /// The cache's entries: a prefetch reads only RQEs less than this many ahead of the consumer index, whose
+    /// entries (direct-mapped) hold no unconsumed RQE.
+    k_ahead: Lit<16, 8>,
     k_s_idle: Lit<4, 0>,
     k_s_1: Lit<4, 1>,
     k_s_2: Lit<4, 2>,
@@ -403,6 +412,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             pf_drop: Default::default(),
             pf_fidx: Default::default(),
             pf_fqp: Default::default(),
+            pf_fconn: Default::default(),
+            pf_fqpb: Default::default(),
             pf_take: Default::default(),
             c_slot: Default::default(),
             c_sel: Default::default(),
@@ -480,6 +491,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_drop_invalid: Default::default(),
             k_one16: Default::default(),
             k_len32: Default::default(),
+            k_ahead: Default::default(),
             k_s_idle: Default::default(),
             k_s_1: Default::default(),
             k_s_2: Default::default(),
@@ -519,6 +531,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             pf_idx
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
+        dff_setup!(self, clk, pf_fconn, pf_fqpb);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -790,16 +803,20 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.ssnb.wr_en.next = true;
                 self.state.d.next = self.k_s_idle.v.val();
             } else if self.kind.q.val() == self.k_k_pf.v.val() {
-                // Prefetch: read the RQE if it is posted, not cached, and the connection still on that QP.
+                // Prefetch: read the RQE if it is posted, within the cache's reach of the consumer index (its
+                // entry holds no unconsumed RQE), not cached, and the connection still on that QP.
                 self.state.d.next = self.k_s_idle.v.val();
                 if self.qv_r.q.val()
                     & (self.qp_r.q.val() == self.pf_qp.q.val())
                     & (self.pf_k.val() < (self.pi.val() - self.ci.val()))
+                    & (self.pf_k.val() < self.k_ahead.v.val())
                     & !self.hit_p.q.val()
                 {
                     self.state.d.next = self.k_s_desc.v.val();
                     self.pf_fidx.d.next = self.pf_idx.q.val();
                     self.pf_fqp.d.next = self.x_qp16.o.val();
+                    self.pf_fconn.d.next = self.conn_r.q.val();
+                    self.pf_fqpb.d.next = self.qp_r.q.val();
                 }
             } else if self.kind.q.val() == self.k_k_pop.v.val() {
                 self.popped.d.next.ok = false;
@@ -923,6 +940,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             }
             if self.s_axis_dma_rd_tlast.val() {
                 self.pf_fly.d.next = false;
+                // The prefetch goes on with the next index, so that the RQEs of every message a connection
+                // may have in flight are cached before their packets arrive (one overtaking its predecessors
+                // included), unless another prefetch is scheduled.
+                if !self.pf_drop.q.val() & !self.pf_v.q.val() {
+                    self.pf_v.d.next = true;
+                    self.pf_conn.d.next = self.pf_fconn.q.val();
+                    self.pf_qp.d.next = self.pf_fqpb.q.val();
+                    self.pf_idx.d.next = self.pf_fidx.q.val() + self.k_one16.v.val();
+                }
             }
         }
         if (self.state.q.val() == self.k_s_rd.v.val())
