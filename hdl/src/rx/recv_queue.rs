@@ -235,6 +235,8 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     /// The connection and QP the prefetch in flight was made for (its answer schedules the next index).
     pf_fconn: DFF<Bits<CB>>,
     pf_fqpb: DFF<Bits<QB>>,
+    /// The prefetch's answer was taken in the previous cycle: a lookup made then did not see it.
+    pf_done: DFF<Bit>,
     /// The DMA read answer is the in-flight prefetch's, taken now.
     pf_take: Signal<Local, Bit>,
     c_slot: Signal<Local, Bits<3>>,
@@ -414,6 +416,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             pf_fqp: Default::default(),
             pf_fconn: Default::default(),
             pf_fqpb: Default::default(),
+            pf_done: Default::default(),
             pf_take: Default::default(),
             c_slot: Default::default(),
             c_sel: Default::default(),
@@ -531,7 +534,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             pf_idx
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
-        dff_setup!(self, clk, pf_fconn, pf_fqpb);
+        dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -869,11 +872,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                             self.chk.d.next.code = self.k_nack_rnr.v.val();
                             self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
                         }
-                    } else if self.pf_fly.q.val()
+                    } else if (self.pf_fly.q.val() | self.pf_done.q.val())
                         & (self.pf_fqp.q.val() == self.x_qp16.o.val())
                         & (self.pf_fidx.q.val() == self.idx.val())
                     {
-                        // Its RQE is the prefetch in flight: looked up again until that fills the cache.
+                        // Its RQE is the prefetch in flight: looked up again until that fills the cache. Also
+                        // when the answer came in the lookup's own cycle (the lookup did not see the fill, and
+                        // the prefetch is no longer in flight): a read would fetch the RQE a second time.
                         self.state.d.next = self.k_s_3.v.val();
                         self.opend.d.next = false;
                     } else {
@@ -930,7 +935,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.pf_take.next = self.pf_fly.q.val() & (self.state.q.val() != self.k_s_5.v.val());
         self.s_axis_dma_rd_tready.next = self.pf_take.val()
             | ((self.state.q.val() == self.k_s_rd.v.val()) & !self.pf_fly.q.val());
+        self.pf_done.d.next = false;
         if self.pf_take.val() & self.s_axis_dma_rd_tvalid.val() {
+            self.pf_done.d.next = self.s_axis_dma_rd_tlast.val();
             if !self.pf_drop.q.val() {
                 self.c_wr.next = true;
                 self.c_wslot.next = self.pf_fidx.q.val().get_bits::<3>(0);
