@@ -162,6 +162,15 @@ impl Tb {
         panic!("timeout waiting for: {what}");
     }
 
+    /// Clocks `cycles` cycles and fails with `what` if a DMA read descriptor is offered in any of them.
+    fn no_read(&mut self, cycles: usize, what: &str) {
+        for _ in 0..cycles {
+            self.settle();
+            assert!(!self.u.m_axis_dma_rd_desc_tvalid.val(), "{what}");
+            self.clock();
+        }
+    }
+
     /// Serves one 32-byte RQE read: takes the descriptor, checks its address, answers with RQE `n`.
     fn serve_rqe(&mut self, n: u64) {
         self.u.m_axis_dma_rd_desc_tready.next = true;
@@ -360,14 +369,7 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     assert_eq!(p.wr_id, rqe(0).wr_id.to_bits::<64>());
     assert_eq!(p.index, 0u64.to_bits::<16>());
     // RQE 2 is not posted: no prefetch.
-    for _ in 0..32 {
-        tb.settle();
-        assert!(
-            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
-            "read of an RQE not posted"
-        );
-        tb.clock();
-    }
+    tb.no_read(32, "read of an RQE not posted");
     // A QP context write empties the cache: message 1's next packet reads its RQE again.
     tb.setup();
     tb.doorbell(2);
@@ -388,14 +390,7 @@ fn mr_sem_20_27_send_packets_and_pops_find_their_rqe_cached_or_prefetched_until_
     assert_eq!(p.wr_id, rqe(1).wr_id.to_bits::<64>());
     tb.serve_rqe(2);
     tb.serve_rqe(3);
-    for _ in 0..32 {
-        tb.settle();
-        assert!(
-            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
-            "read of an RQE not posted"
-        );
-        tb.clock();
-    }
+    tb.no_read(32, "read of an RQE not posted");
     // A packet of message 3 that overtook message 2's finds its RQE prefetched.
     let c = through(&mut tb, send(3), None);
     assert!(c.rqe_ok && !c.nack, "prefetched RQE 3: {c:?}");
@@ -421,14 +416,7 @@ fn mr_sem_27_prefetch_reaches_no_further_than_the_cache_holds() {
     for n in 1..8u64 {
         tb.serve_rqe(n);
     }
-    for _ in 0..32 {
-        tb.settle();
-        assert!(
-            !tb.u.m_axis_dma_rd_desc_tvalid.val(),
-            "read of an RQE beyond the cache's reach"
-        );
-        tb.clock();
-    }
+    tb.no_read(32, "read of an RQE beyond the cache's reach");
     // Every one of them is cached, RQE 0 included.
     for n in (0..8u64).rev() {
         let c = through(&mut tb, send(n), None);
