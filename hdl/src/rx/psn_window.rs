@@ -383,7 +383,14 @@ pub const INFLIGHT: usize = 16;
 /// The packets between the window's pre-classification and its write stage, in order (a ring of
 /// [`INFLIGHT`] entries `{ conn, psn, new }`): `push` appends one (when not `full`), `pop` removes the oldest
 /// (ignored when empty). `hit_conn` = some entry marked `new` has connection `q_conn`; `hit_psn` = some entry
-/// marked `new` has `q_conn` and PSN `q_psn`. Outputs combinational from the registered entries.
+/// marked `new` has `q_conn` and PSN `q_psn`.
+///
+/// The query is a register of the caller whose next value is either itself or `nq_*` (`nq_take`): the
+/// entries' connection and PSN are compared in the previous cycle with both candidates (and the entry a push
+/// writes with both), and the registered results are selected, so the outputs are a few levels from
+/// registers instead of an equality compare and a 16-input OR behind the query (the caller's decision on
+/// them is deep already). The caller must keep that contract: `q_*` in a cycle is `nq_*` of the cycle
+/// before if `nq_take` was set then, else `q_*` of the cycle before.
 #[derive(LogicBlock, Default)]
 pub struct InFlight {
     /// Clock.
@@ -404,6 +411,12 @@ pub struct InFlight {
     pub q_conn: Signal<In, Bits<16>>,
     /// PSN asked about.
     pub q_psn: Signal<In, Bits<32>>,
+    /// The query of the next cycle is `nq_*` (else it stays).
+    pub nq_take: Signal<In, Bit>,
+    /// Next query's connection, when `nq_take`.
+    pub nq_conn: Signal<In, Bits<16>>,
+    /// Next query's PSN, when `nq_take`.
+    pub nq_psn: Signal<In, Bits<32>>,
     /// A `new` entry of `q_conn`.
     pub hit_conn: Signal<Out, Bit>,
     /// A `new` entry of `q_conn` with PSN `q_psn`.
@@ -413,11 +426,26 @@ pub struct InFlight {
     _e: [(bool, u64, u64, bool); INFLIGHT],
     _wp: usize,
     _rp: usize,
+    /// The query the contract expects in the coming cycle (checked by this simulation model).
+    _next_q: Option<(u64, u64)>,
 }
 
 impl Logic for InFlight {
     fn update(&mut self) {
         if self.clk.pos_edge() {
+            // The query contract of the Verilog's registered comparisons (see the type's docs).
+            let q = (self.q_conn.val().to_u64(), self.q_psn.val().to_u64());
+            if let Some(expected) = self._next_q {
+                assert_eq!(
+                    q, expected,
+                    "InFlight: the query broke the nq_take contract"
+                );
+            }
+            self._next_q = Some(if self.nq_take.val() {
+                (self.nq_conn.val().to_u64(), self.nq_psn.val().to_u64())
+            } else {
+                q
+            });
             if self.rst.val() {
                 self._e = [(false, 0, 0, false); INFLIGHT];
                 self._wp = 0;
@@ -455,22 +483,32 @@ impl Logic for InFlight {
     fn hdl(&self) -> Verilog {
         let n = INFLIGHT;
         let pb = n.trailing_zeros();
+        // ceq_h / peq_h: entry i against the query if it stays; ceq_n / peq_n: against `nq_*`; wr: entry i
+        // was written by the last push, whose value (the query of its cycle) is compared in pc_n / pp_n
+        // (against `nq_*`; it equals a query that stays).
         let mut v = format!(
             "reg [15:0] e_conn [0:{m}];\nreg [31:0] e_psn [0:{m}];\nreg [{m}:0] e_new;\nreg [{m}:0] e_vld;\n\
              reg [{p}:0] wp;\nreg [{p}:0] rp;\nwire [{m}:0] mc;\nwire [{m}:0] mp;\n\
+             reg [{m}:0] ceq_h;\nreg [{m}:0] ceq_n;\nreg [{m}:0] peq_h;\nreg [{m}:0] peq_n;\nreg [{m}:0] wr;\n\
+             reg pc_n;\nreg pp_n;\nreg took;\nwire do_push;\nassign do_push = push & ~e_vld[wp];\n\
              always @(posedge clk) begin\n   if (rst) begin\n      e_vld <= {n}'d0;\n      wp <= {pb}'d0;\n\
              \x20     rp <= {pb}'d0;\n   end else begin\n      if (pop & e_vld[rp]) begin\n\
              \x20        e_vld[rp] <= 1'b0;\n         rp <= rp + {pb}'d1;\n      end\n\
-             \x20     if (push & ~e_vld[wp]) begin\n         e_vld[wp] <= 1'b1;\n         e_new[wp] <= push_new;\n\
+             \x20     if (do_push) begin\n         e_vld[wp] <= 1'b1;\n         e_new[wp] <= push_new;\n\
              \x20        e_conn[wp] <= push_conn;\n         e_psn[wp] <= push_psn;\n         wp <= wp + {pb}'d1;\n\
-             \x20     end\n   end\nend\n",
+             \x20     end\n   end\n\
+             \x20  took <= nq_take;\n   pc_n <= push_conn == nq_conn;\n   pp_n <= push_psn == nq_psn;\nend\n",
             m = n - 1,
             p = pb - 1,
         );
         for i in 0..n {
             v.push_str(&format!(
-                "assign mc[{i}] = e_vld[{i}] & e_new[{i}] & (e_conn[{i}] == q_conn);\n\
-                 assign mp[{i}] = mc[{i}] & (e_psn[{i}] == q_psn);\n"
+                "always @(posedge clk) begin\n\
+                 \x20  ceq_h[{i}] <= e_conn[{i}] == q_conn;\n   ceq_n[{i}] <= e_conn[{i}] == nq_conn;\n\
+                 \x20  peq_h[{i}] <= e_psn[{i}] == q_psn;\n   peq_n[{i}] <= e_psn[{i}] == nq_psn;\n\
+                 \x20  wr[{i}] <= do_push & (wp == {pb}'d{i});\nend\n\
+                 assign mc[{i}] = e_vld[{i}] & e_new[{i}] & (wr[{i}] ? (~took | pc_n) : (took ? ceq_n[{i}] : ceq_h[{i}]));\n\
+                 assign mp[{i}] = mc[{i}] & (wr[{i}] ? (~took | pp_n) : (took ? peq_n[{i}] : peq_h[{i}]));\n"
             ));
         }
         v.push_str(
@@ -915,6 +953,10 @@ impl Logic for PsnWindow {
             & (!self.po_v.q.val() | self.m_axis_pre_tready.val())
             & !self.infl.full.val();
         self.padv.next = self.qa_v.q.val() & (!self.pb_v.q.val() | self.pb_go.val());
+        // `pb_p` takes `qa_p` when the pre-classification advances, else it stays (the ring's contract).
+        self.infl.nq_take.next = self.padv.val();
+        self.infl.nq_conn.next = self.qa_p.q.val().conn & self.c_mask.val();
+        self.infl.nq_psn.next = self.qa_p.q.val().psn;
         if self.padv.val() {
             self.ram2.rd_addr.next = self.qa_p.q.val().conn & self.c_mask.val();
         } else {
