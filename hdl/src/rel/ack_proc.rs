@@ -294,9 +294,12 @@ impl Logic for AckLane {
         // psn in [una, nxt), in [una, una_new), in (una_new, nxt) (serial arithmetic).
         self.in_range.next = (self.psn.val() - self.una.val()) < (self.nxt.val() - self.una.val());
         self.cum.next = (self.psn.val() - self.una.val()) < (self.una_new.val() - self.una.val());
+        // psn in (una_new, nxt) is psn - una_new - 1 < nxt - una_new - 1 while nxt != una_new; x - una_new - 1
+        // is x + !una_new. Two adders and a comparison (carry chains) instead of a 32-bit equality behind
+        // the lane's PSN adder.
         self.sel.next = self.sack_bit.val()
-            && self.psn.val() != self.una_new.val()
-            && (self.psn.val() - self.una_new.val()) < (self.nxt.val() - self.una_new.val());
+            && self.nxt.val() != self.una_new.val()
+            && (self.psn.val() + !self.una_new.val()) < (self.nxt.val() + !self.una_new.val());
         self.hit.next =
             self.in_range.val() && !self.acked.val() && (self.cum.val() || self.sel.val());
         self.zx_c.next.lo = self.charged.val();

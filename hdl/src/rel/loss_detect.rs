@@ -81,6 +81,7 @@ pub struct LossLane {
     age: Signal<Local, Bits<32>>,
     zx_c: Signal<Local, Zx16>,
     k_half: Constant<Bits<32>>,
+    k_half_m1: Constant<Bits<32>>,
     k_zero16: Constant<Bits<16>>,
     k_zero32: Constant<Bits<32>>,
 }
@@ -118,6 +119,7 @@ impl Default for LossLane {
             age: Default::default(),
             zx_c: Default::default(),
             k_half: Constant::new(0x8000_0000u64.to_bits()),
+            k_half_m1: Constant::new(0x7fff_ffffu64.to_bits()),
             k_zero16: Constant::new(0u64.to_bits()),
             k_zero32: Constant::new(0u64.to_bits()),
         }
@@ -134,9 +136,9 @@ impl Logic for LossLane {
                 (self.psn.val() - self.una.val()) < (self.nxt.val() - self.una.val());
         }
         self.cand.next = self.in_range.val() && !self.acked.val() && !self.lost.val();
-        // ts < rack_ts.
-        self.older.next = self.ts.val() != self.rack_ts.val()
-            && (self.rack_ts.val() - self.ts.val()) < self.k_half.val();
+        // ts < rack_ts: rack_ts - ts in [1, 2^31), that is rack_ts - ts - 1 = rack_ts + !ts below 2^31 - 1 (an
+        // adder and a comparison, no 32-bit equality).
+        self.older.next = (self.rack_ts.val() + !self.ts.val()) < self.k_half_m1.val();
         self.far.next = (self.hi.val() - self.psn.val()) >= self.distance.val();
         self.age.next = self.now32.val() - self.ts.val();
         // now >= ts + srtt_reo, as now - srtt_reo - ts (mod 2^32, the same value).

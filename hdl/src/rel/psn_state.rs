@@ -114,15 +114,21 @@ impl Logic for SackAlign {
     }
 
     fn hdl(&self) -> Verilog {
+        // aligned[j] = sack[j + off] = big[j + s] with big = {sack, 260 zeros} and s = off + 260, which is in
+        // 0..1023 whenever a bit can land (off in -260..255; beyond, the shift leaves zeros). The shift is
+        // written as five stages of 4-way selections (two bits of s each), one LUT level per stage.
         Verilog::Custom(
             "\
-wire [259:0] ext = {4'd0, sack};
-wire [31:0] neg = 32'd0 - off;
+wire [515:0] big = {sack, 260'd0};
+wire [31:0] s = off + 32'd260;
+wire [515:0] t1 = big >> s[1:0];
+wire [515:0] t2 = t1 >> {s[3:2], 2'd0};
+wire [515:0] t3 = t2 >> {s[5:4], 4'd0};
+wire [515:0] t4 = t3 >> {s[7:6], 6'd0};
+wire [259:0] t5 = s[9] ? (s[8] ? 260'd0 : {256'd0, t4[515:512]}) : (s[8] ? t4[515:256] : t4[259:0]);
 always @(posedge clk) begin
-   if (off[31] == 1'b0 && off[31:8] == 24'd0)
-      aligned <= ext >> off[7:0];
-   else if (off[31] == 1'b1 && neg[31:9] == 23'd0 && neg[8:0] < 9'd260)
-      aligned <= ext << neg[8:0];
+   if (s[31:10] == 22'd0)
+      aligned <= t5;
    else
       aligned <= 260'd0;
 end
