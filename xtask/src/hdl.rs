@@ -184,31 +184,75 @@ fn parse_usage(stat: &str) -> Usage {
     u
 }
 
+/// One of the deepest paths of a mapped netlist (see [`lut_depth`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DeepPath {
+    /// LUT and MUXF cells on it.
+    levels: u64,
+    /// The signals its first cell reads from outside the logic: registers, RAM read data, ports.
+    from: Vec<String>,
+    /// What its last cell drives: register or RAM inputs (`cell type: port -> the register's output`).
+    to: Vec<String>,
+}
+
 /// Logic levels of the deepest register-to-register (or port-to-register) path of a mapped netlist: the number
 /// of LUTs and wide-function multiplexers (MUXF7/8/9) on it. Carry chains count as no level (a carry cell adds
-/// tens of picoseconds, not a LUT delay); flip-flops, RAMs, DSPs and I/O buffers end paths.
-fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
+/// tens of picoseconds, not a LUT delay); flip-flops, RAMs, DSPs and I/O buffers end paths. Also returns up to
+/// `report` of the deepest paths (one per starting cell), each with the signals it starts from and the
+/// registers it ends in, named by the netlist's net names (`cargo xtask synth --paths N` prints them).
+fn lut_depth(json: &str, top: &str, report: usize) -> Result<(u64, Vec<DeepPath>), String> {
     use std::collections::HashMap;
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("netlist of {top}: {e}"))?;
-    let cells = v["modules"][top]["cells"]
+    let module = &v["modules"][top];
+    let cells = module["cells"]
         .as_object()
         .ok_or_else(|| format!("netlist of {top}: no cells"))?;
-    // For every combinational cell: its input bits, output bits and weight.
+    // A name for every net bit: a user name (not starting with `$`) when there is one.
+    let mut names: HashMap<u64, String> = HashMap::new();
+    if let Some(nets) = module["netnames"].as_object() {
+        for (n, net) in nets {
+            let bits: Vec<u64> = net["bits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b.as_u64())
+                .collect();
+            let whole = bits.len() == 1;
+            for (i, b) in bits.into_iter().enumerate() {
+                let name = if whole {
+                    n.clone()
+                } else {
+                    format!("{n}[{i}]")
+                };
+                let better = match names.get(&b) {
+                    None => true,
+                    Some(old) => old.starts_with('$') && !n.starts_with('$'),
+                };
+                if better {
+                    names.insert(b, name);
+                }
+            }
+        }
+    }
+    let name = |b: u64| names.get(&b).cloned().unwrap_or_else(|| format!("net {b}"));
+    // For every combinational cell: its input bits, output bits and weight; for every bit a sequential cell
+    // reads, what it feeds.
     struct Node {
         ins: Vec<u64>,
         outs: Vec<u64>,
         weight: u64,
     }
     let mut nodes = Vec::new();
+    let mut sinks: HashMap<u64, Vec<String>> = HashMap::new();
     for c in cells.values() {
         let ty = c["type"].as_str().unwrap_or("");
         let weight = if ty.starts_with("LUT") || ty.starts_with("MUXF") {
-            1
+            Some(1)
         } else if ty.starts_with("CARRY") {
-            0
+            Some(0)
         } else {
-            continue; // sequential, memory, DSP, I/O: a path ends here
+            None // sequential, memory, DSP, I/O: a path ends here
         };
         let (mut ins, mut outs) = (Vec::new(), Vec::new());
         if let (Some(conns), Some(dirs)) = (
@@ -226,12 +270,28 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
                     if out {
                         outs.push(b);
                     } else {
-                        ins.push(b);
+                        ins.push((port.clone(), b));
                     }
                 }
             }
         }
-        nodes.push(Node { ins, outs, weight });
+        match weight {
+            Some(weight) => nodes.push(Node {
+                ins: ins.into_iter().map(|(_, b)| b).collect(),
+                outs,
+                weight,
+            }),
+            None if report > 0 => {
+                let q = outs.first().map(|&b| name(b)).unwrap_or_default();
+                for (port, b) in ins {
+                    sinks
+                        .entry(b)
+                        .or_default()
+                        .push(format!("{ty}: {port} -> {q}"));
+                }
+            }
+            None => {}
+        }
     }
     let mut driver: HashMap<u64, usize> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
@@ -239,8 +299,10 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
             driver.insert(b, i);
         }
     }
-    // Longest path by an iterative depth-first search with memoised depths (the graph is acyclic).
+    // Longest path by an iterative depth-first search with memoised depths (the graph is acyclic), keeping
+    // each cell's deepest predecessor.
     let mut depth: Vec<Option<u64>> = vec![None; nodes.len()];
+    let mut pred: Vec<Option<usize>> = vec![None; nodes.len()];
     let mut best = 0;
     for start in 0..nodes.len() {
         let mut stack = vec![(start, false)];
@@ -254,9 +316,13 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
                 .filter_map(|b| driver.get(b).copied())
                 .collect();
             if expanded {
-                let d = preds.iter().filter_map(|&p| depth[p]).max().unwrap_or(0) + nodes[i].weight;
-                depth[i] = Some(d);
-                best = best.max(d);
+                let deepest = preds
+                    .iter()
+                    .filter_map(|&p| depth[p].map(|d| (d, p)))
+                    .max_by_key(|&(d, _)| d);
+                depth[i] = Some(deepest.map_or(0, |(d, _)| d) + nodes[i].weight);
+                pred[i] = deepest.map(|(_, p)| p);
+                best = best.max(depth[i].unwrap_or(0));
             } else {
                 stack.push((i, true));
                 for p in preds {
@@ -267,7 +333,42 @@ fn lut_levels(json: &str, top: &str) -> Result<u64, String> {
             }
         }
     }
-    Ok(best)
+    let mut paths = Vec::new();
+    if report > 0 {
+        let mut order: Vec<usize> = (0..nodes.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(depth[i].unwrap_or(0)));
+        let mut starts = std::collections::HashSet::new();
+        for end in order {
+            if paths.len() >= report {
+                break;
+            }
+            let mut first = end;
+            while let Some(p) = pred[first] {
+                first = p;
+            }
+            if !starts.insert(first) {
+                continue;
+            }
+            let from = nodes[first]
+                .ins
+                .iter()
+                .filter(|b| !driver.contains_key(b))
+                .map(|&b| name(b))
+                .collect();
+            let mut to: Vec<String> = nodes[end]
+                .outs
+                .iter()
+                .flat_map(|b| sinks.get(b).cloned().unwrap_or_default())
+                .collect();
+            to.truncate(8);
+            paths.push(DeepPath {
+                levels: depth[end].unwrap_or(0),
+                from,
+                to,
+            });
+        }
+    }
+    Ok((best, paths))
 }
 
 /// The Alveo U55C (XCU55C) resources the Goals table of `docs/hardware.md` measures the core against.
@@ -541,6 +642,12 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             None => Ok(None),
         }
     };
+    let paths: usize = match opt("--paths") {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("--paths {n}: a count expected"))?,
+        None => 0,
+    };
     let limit = seconds("--timeout")?;
     let core_limit = seconds("--core-timeout")?.or(limit);
     let names: Vec<String> = {
@@ -554,7 +661,8 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
                 if *a == "--doc" {
                     return false;
                 }
-                if *a == "--width" || *a == "--timeout" || *a == "--core-timeout" {
+                if *a == "--width" || *a == "--timeout" || *a == "--core-timeout" || *a == "--paths"
+                {
                     skip = true;
                     return false;
                 }
@@ -704,7 +812,8 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         let stat = std::fs::read_to_string(dir.join(format!("{m}.stat"))).unwrap_or_default();
         let json = std::fs::read_to_string(dir.join(format!("{m}.json"))).unwrap_or_default();
         let mut u = parse_usage(&stat);
-        u.levels = lut_levels(&json, &m)?;
+        let (levels, deep) = lut_depth(&json, &m, paths)?;
+        u.levels = levels;
         u.note = note;
         // Memories yosys inferred outside the `SdpRam`s (small register arrays) join the rule's figures.
         mem.bram_halves += (u.bram36 * 2.0).round() as u64;
@@ -714,6 +823,10 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             "  {m}: {u:?} {mem:?} ({:.0} s)",
             started.elapsed().as_secs_f64()
         );
+        for d in &deep {
+            eprintln!("    {} levels from {}", d.levels, d.from.join(", "));
+            eprintln!("      to {}", d.to.join(", "));
+        }
         rows.push((m.clone(), row(&cell, Ok(&u), Some(&mem))));
     }
     let table = render_table(&rows, &version, &width);
@@ -979,5 +1092,51 @@ mod tests {
         assert!(b.contains("not within the block memory"), "{b}");
         assert!(b.contains("200,000 LUTs of 1,303,680 (15.3%)"), "{b}");
         assert_eq!(thousands(960), "960");
+    }
+
+    /// A netlist of `q` -> LUT -> LUT -> CARRY -> LUT -> `d` (three levels: the carry counts none) beside
+    /// `q` -> LUT -> `d2` (one level).
+    #[test]
+    fn finds_the_deepest_path_and_its_ends() {
+        let lut = |i: u64, o: u64| {
+            format!(
+                r#"{{"type": "LUT2", "port_directions": {{"I0": "input", "O": "output"}},
+                    "connections": {{"I0": [{i}], "O": [{o}]}}}}"#
+            )
+        };
+        let ff = |d: u64, q: u64| {
+            format!(
+                r#"{{"type": "FDRE", "port_directions": {{"D": "input", "Q": "output"}},
+                    "connections": {{"D": [{d}], "Q": [{q}]}}}}"#
+            )
+        };
+        let json = format!(
+            r#"{{"modules": {{"m": {{
+                "netnames": {{"q": {{"bits": [2]}}, "$auto$x": {{"bits": [3]}}, "r": {{"bits": [9]}},
+                              "r2": {{"bits": [11]}}}},
+                "cells": {{
+                    "a": {}, "b": {}, "c": {}, "d": {},
+                    "carry": {{"type": "CARRY8", "port_directions": {{"CI": "input", "O": "output"}},
+                               "connections": {{"CI": [4], "O": [5]}}}},
+                    "e": {}, "f": {}, "g": {}
+                }}}}}}}}"#,
+            ff(2, 2),
+            lut(2, 3),
+            lut(3, 4),
+            ff(6, 9),
+            lut(5, 6),
+            lut(2, 10),
+            ff(10, 11),
+        );
+        let (levels, paths) = lut_depth(&json, "m", 2).unwrap();
+        assert_eq!(levels, 3);
+        assert_eq!(paths.len(), 2);
+        assert_eq!(paths[0].levels, 3);
+        assert_eq!(paths[0].from, vec!["q".to_string()]);
+        assert_eq!(paths[0].to, vec!["FDRE: D -> r".to_string()]);
+        assert_eq!(paths[1].levels, 1);
+        assert_eq!(paths[1].to, vec!["FDRE: D -> r2".to_string()]);
+        // Without a report only the depth.
+        assert_eq!(lut_depth(&json, "m", 0).unwrap(), (3, Vec::new()));
     }
 }

@@ -28,7 +28,7 @@ commands:
   synth [ARGS]  synthesize every block for UltraScale+ and rewrite the table of docs/hardware.md
                 (ARGS: block names; --timeout SECS per block; --core-timeout SECS for the core; --doc
                 writes the table for a partial run, keeping the other rows; --width 1024 prints that
-                configuration)
+                configuration; --paths N prints each block's N deepest paths, from where to where)
 ";
 
 fn main() -> ExitCode {
