@@ -116,7 +116,9 @@ impl Logic for SackAlign {
     fn hdl(&self) -> Verilog {
         // aligned[j] = sack[j + off] = big[j + s] with big = {sack, 260 zeros} and s = off + 260, which is in
         // 0..1023 whenever a bit can land (off in -260..255; beyond, the shift leaves zeros). The shift is
-        // written as five stages of 4-way selections (two bits of s each), one LUT level per stage.
+        // written as five stages of 4-way selections (two bits of s each); yosys still maps each stage as
+        // two 2-way selections (9 levels, docs/hardware.md), but with far fewer LUTs than the two shifters
+        // and the sign test this replaced.
         Verilog::Custom(
             "\
 wire [515:0] big = {sack, 260'd0};
