@@ -202,6 +202,59 @@ pub mod rec {
 }
 
 pub use rec::{EngSt, Zx16n, Zx16w};
+/// The engine's states (`state`; `nret` and `dret` hold the state a sub-sequence returns to).
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum EngState {
+    Idle,
+    Open,
+    OpenP,
+    OpenA,
+    SentH,
+    SentRd,
+    SentQ,
+    SentQw,
+    SentP,
+    AckH,
+    AckW,
+    Rtt,
+    RttW,
+    Srtt,
+    Ece,
+    Nscc,
+    Det,
+    DetW,
+    Nack,
+    NackW,
+    FireRd,
+    FireLd,
+    FireQ,
+    FireQw,
+    FireNext,
+    Rto,
+    RtoC,
+    RtoW,
+    RtoT,
+    RtoTw,
+    Err,
+    GRd,
+    GPeek,
+    GPeekW,
+    GEv,
+    GDec,
+    GCh,
+    GChW,
+    GOut,
+    Arm,
+    Wb,
+    Gap,
+    PwH,
+    Pw,
+    AckCc,
+    AckRt,
+    StopRd,
+    StopLd,
+}
+
 /// The sender engine (see the module docs). Construct with [`SenderEngine::new`].
 #[derive(LogicBlock)]
 pub struct SenderEngine {
@@ -343,7 +396,7 @@ pub struct SenderEngine {
     req_seen_at: DFF<Bits<32>>,
     req_at: DFF<Bits<32>>,
     /// The time the request in `req` became eligible: the later of its arrival and the connection's pacing
-    /// time (taken in s_g_ev, before the pacing time is disarmed).
+    /// time (taken in `GEv`, before the pacing time is disarmed).
     g_elig: DFF<Bits<32>>,
     g_conn: DFF<Bits<16>>,
     /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback and timers wait
@@ -352,7 +405,7 @@ pub struct SenderEngine {
     /// A gate request (`req`) is held until its pacing time `held_until` (ns mod 2^32).
     held_v: DFF<Bit>,
     held_until: DFF<Bits<32>>,
-    /// The command's NSCC event is done (what s_ack_cc waits for; cleared in idle).
+    /// The command's NSCC event is done (what `AckCc` waits for; cleared in idle).
     cc_ok: DFF<Bit>,
     /// Its detection run was issued.
     det_iss: DFF<Bit>,
@@ -383,7 +436,7 @@ pub struct SenderEngine {
     k_one10: Constant<Bits<10>>,
     k_zero10: Constant<Bits<10>>,
     snd_ram: SdpRam<ConnSnd, 16>,
-    state: DFF<Bits<6>>,
+    state: DFF<EngState>,
     conn: DFF<Bits<16>>,
     est: DFF<EngSt>,
     res: DFF<AckRes>,
@@ -405,8 +458,8 @@ pub struct SenderEngine {
     rto_q: DFF<Bits<32>>,
     reo_q: DFF<Bits<32>>,
     nk: DFF<Bits<3>>,
-    nret: DFF<Bits<6>>,
-    dret: DFF<Bits<6>>,
+    nret: DFF<EngState>,
+    dret: DFF<EngState>,
     rto_due: DFF<Bit>,
     outst: DFF<Bit>,
     peek_path: DFF<Bits<8>>,
@@ -470,54 +523,6 @@ pub struct SenderEngine {
     l_cmd_ok: Signal<Local, Bit>,
     lost_idle: Signal<Local, Bit>,
     rnr_block: Signal<Local, Bit>,
-    s_idle: Constant<Bits<6>>,
-    s_open: Constant<Bits<6>>,
-    s_open_p: Constant<Bits<6>>,
-    s_open_a: Constant<Bits<6>>,
-    s_sent_h: Constant<Bits<6>>,
-    s_sent_rd: Constant<Bits<6>>,
-    s_sent_q: Constant<Bits<6>>,
-    s_sent_qw: Constant<Bits<6>>,
-    s_sent_p: Constant<Bits<6>>,
-    s_ack_h: Constant<Bits<6>>,
-    s_ack_w: Constant<Bits<6>>,
-    s_rtt: Constant<Bits<6>>,
-    s_rtt_w: Constant<Bits<6>>,
-    s_srtt: Constant<Bits<6>>,
-    s_ece: Constant<Bits<6>>,
-    s_nscc: Constant<Bits<6>>,
-    s_det: Constant<Bits<6>>,
-    s_det_w: Constant<Bits<6>>,
-    s_nack: Constant<Bits<6>>,
-    s_nack_w: Constant<Bits<6>>,
-    s_fire_rd: Constant<Bits<6>>,
-    s_fire_ld: Constant<Bits<6>>,
-    s_fire_q: Constant<Bits<6>>,
-    s_fire_qw: Constant<Bits<6>>,
-    s_fire_next: Constant<Bits<6>>,
-    s_rto: Constant<Bits<6>>,
-    s_rto_c: Constant<Bits<6>>,
-    s_rto_w: Constant<Bits<6>>,
-    s_rto_t: Constant<Bits<6>>,
-    s_rto_tw: Constant<Bits<6>>,
-    s_err: Constant<Bits<6>>,
-    s_g_rd: Constant<Bits<6>>,
-    s_g_peek: Constant<Bits<6>>,
-    s_g_peek_w: Constant<Bits<6>>,
-    s_g_ev: Constant<Bits<6>>,
-    s_g_dec: Constant<Bits<6>>,
-    s_g_ch: Constant<Bits<6>>,
-    s_g_ch_w: Constant<Bits<6>>,
-    s_g_out: Constant<Bits<6>>,
-    s_arm: Constant<Bits<6>>,
-    s_wb: Constant<Bits<6>>,
-    s_gap: Constant<Bits<6>>,
-    s_pw_h: Constant<Bits<6>>,
-    s_pw: Constant<Bits<6>>,
-    s_ack_cc: Constant<Bits<6>>,
-    s_ack_rt: Constant<Bits<6>>,
-    s_stop_rd: Constant<Bits<6>>,
-    s_stop_ld: Constant<Bits<6>>,
     k_code_access: Constant<Bits<8>>,
     k_code_invalid: Constant<Bits<8>>,
     k_code_unsup: Constant<Bits<8>>,
@@ -765,54 +770,6 @@ impl SenderEngine {
             l_cmd_ok: Default::default(),
             lost_idle: Default::default(),
             rnr_block: Default::default(),
-            s_idle: Constant::new(0u64.to_bits()),
-            s_open: Constant::new(1u64.to_bits()),
-            s_open_p: Constant::new(2u64.to_bits()),
-            s_open_a: Constant::new(3u64.to_bits()),
-            s_sent_h: Constant::new(4u64.to_bits()),
-            s_sent_rd: Constant::new(5u64.to_bits()),
-            s_sent_q: Constant::new(6u64.to_bits()),
-            s_sent_qw: Constant::new(7u64.to_bits()),
-            s_sent_p: Constant::new(8u64.to_bits()),
-            s_ack_h: Constant::new(9u64.to_bits()),
-            s_ack_w: Constant::new(10u64.to_bits()),
-            s_rtt: Constant::new(11u64.to_bits()),
-            s_rtt_w: Constant::new(12u64.to_bits()),
-            s_srtt: Constant::new(13u64.to_bits()),
-            s_ece: Constant::new(14u64.to_bits()),
-            s_nscc: Constant::new(15u64.to_bits()),
-            s_det: Constant::new(16u64.to_bits()),
-            s_det_w: Constant::new(17u64.to_bits()),
-            s_nack: Constant::new(18u64.to_bits()),
-            s_nack_w: Constant::new(19u64.to_bits()),
-            s_fire_rd: Constant::new(20u64.to_bits()),
-            s_fire_ld: Constant::new(21u64.to_bits()),
-            s_fire_q: Constant::new(22u64.to_bits()),
-            s_fire_qw: Constant::new(23u64.to_bits()),
-            s_fire_next: Constant::new(24u64.to_bits()),
-            s_rto: Constant::new(25u64.to_bits()),
-            s_rto_c: Constant::new(26u64.to_bits()),
-            s_rto_w: Constant::new(27u64.to_bits()),
-            s_rto_t: Constant::new(28u64.to_bits()),
-            s_rto_tw: Constant::new(29u64.to_bits()),
-            s_err: Constant::new(30u64.to_bits()),
-            s_g_rd: Constant::new(31u64.to_bits()),
-            s_g_peek: Constant::new(32u64.to_bits()),
-            s_g_peek_w: Constant::new(33u64.to_bits()),
-            s_g_ev: Constant::new(34u64.to_bits()),
-            s_g_dec: Constant::new(35u64.to_bits()),
-            s_g_ch: Constant::new(36u64.to_bits()),
-            s_g_ch_w: Constant::new(37u64.to_bits()),
-            s_g_out: Constant::new(38u64.to_bits()),
-            s_arm: Constant::new(39u64.to_bits()),
-            s_wb: Constant::new(40u64.to_bits()),
-            s_gap: Constant::new(41u64.to_bits()),
-            s_pw_h: Constant::new(42u64.to_bits()),
-            s_pw: Constant::new(43u64.to_bits()),
-            s_ack_cc: Constant::new(44u64.to_bits()),
-            s_ack_rt: Constant::new(45u64.to_bits()),
-            s_stop_rd: Constant::new(46u64.to_bits()),
-            s_stop_ld: Constant::new(47u64.to_bits()),
             k_code_access: Constant::new((NackCode::Access as u64).to_bits()),
             k_code_invalid: Constant::new((NackCode::Invalid as u64).to_bits()),
             k_code_unsup: Constant::new((NackCode::Unsupported as u64).to_bits()),
@@ -925,7 +882,7 @@ impl Logic for SenderEngine {
         }
         self.stat_slot_wait.next = false;
         self.stat_slot_miss.next = self.ackp.slot_miss.val();
-        self.stat_timeout.next = self.state.q.val() == self.s_rto.val();
+        self.stat_timeout.next = self.state.q.val() == EngState::Rto;
         self.eng_ram.rd_addr.next = self.conn.q.val();
         self.eng_ram.wr_addr.next = self.conn.q.val();
         self.eng_ram.wr_en.next = false;
@@ -1221,8 +1178,8 @@ impl Logic for SenderEngine {
         // RTT estimator.
         self.rtt.in_valid.next = false;
         self.rtt.upd_sample.next =
-            self.state.q.val() == self.s_ack_rt.val() && self.sample.q.val() < self.k_half.val();
-        self.rtt.upd_timeout.next = self.state.q.val() == self.s_rto_t.val();
+            self.state.q.val() == EngState::AckRt && self.sample.q.val() < self.k_half.val();
+        self.rtt.upd_timeout.next = self.state.q.val() == EngState::RtoT;
         self.rtt.sample.next = self.s64.val();
         if self.sample.q.val() == self.k_zero32.val() {
             self.rtt.sample.next = 1.into();
@@ -1307,12 +1264,599 @@ impl Logic for SenderEngine {
             self.req_seen_v.d.next = true;
             self.req_seen_at.d.next = self.now32.val();
         }
-        // A command ends with its write-back, in whose cycle the next one is chosen: the RAM is read from the
-        // next cycle on, after the write.
-        if self.state.q.val() == self.s_wb.val() {
-            self.state.d.next = self.s_idle.val();
+        // ---- One NSCC event (kind nk) on the loaded state, its result into the connection's state: in `Nscc`
+        // (then nret), and in `AckCc` beside the ACK's detection run until it is done (cc_ok).
+        if self.state.q.val() == EngState::Nscc
+            || (self.state.q.val() == EngState::AckCc && !self.cc_ok.q.val())
+        {
+            if !self.started.q.val() && self.nscc.ready.val() {
+                self.nscc.start.next = true;
+                self.started.d.next = true;
+            }
+            if self.nscc.done.val() {
+                self.est.d.next.cwnd = self.nscc.st_out.val().cwnd;
+                self.est.d.next.srtt = self.nscc.st_out.val().srtt;
+                self.est.d.next.min_rtt = self.nscc.st_out.val().min_rtt;
+                self.est.d.next.last_d = self.nscc.st_out.val().last_d;
+                self.est.d.next.min_stamp = self.nscc.st_out.val().min_stamp;
+                self.est.d.next.last_md = self.nscc.st_out.val().last_md;
+                self.est.d.next.md_valid = self.nscc.st_out.val().md_valid;
+                self.started.d.next = false;
+                self.cc_ok.d.next = true;
+            }
         }
-        if self.state.q.val() == self.s_idle.val() || self.state.q.val() == self.s_wb.val() {
+        // Each state's work: one arm per state, so that their assignments select in parallel on the state.
+        match self.state.q.val() {
+            EngState::Open => {
+                // ---- Open.
+                self.ackp.s_axis_open_tvalid.next = true;
+                self.s_axis_open_tready.next = self.ackp.s_axis_open_tready.val();
+                if self.ackp.s_axis_open_tready.val() {
+                    self.open_r.d.next = self.s_axis_open_tdata.val();
+                    self.est.d.next = self.init_l.val();
+                    self.eng_ram.wr_data.next = self.init_l.val();
+                    self.eng_ram.wr_en.next = true;
+                    self.state.d.next = EngState::OpenP;
+                }
+            }
+            EngState::OpenP => {
+                // MR-PATH-1: the EV set from the connection's seed.
+                self.pcmd_v.next = true;
+                self.pcmd_l.next.op = self.k_op_open.val();
+                if self.paths.s_axis_cmd_tready.val() {
+                    self.state.d.next = EngState::OpenA;
+                }
+            }
+            EngState::OpenA => {
+                // Nothing armed (est = initial state).
+                self.wheel.s_axis_arm_tvalid.next = true;
+                if self.wheel.s_axis_arm_tready.val() {
+                    self.state.d.next = EngState::Gap;
+                }
+            }
+            EngState::SentH => {
+                // ---- Sent.
+                self.ackp.s_axis_sent_tvalid.next = true;
+                self.s_axis_sent_tready.next = self.ackp.s_axis_sent_tready.val();
+                if self.ackp.s_axis_sent_tready.val() {
+                    self.charged.d.next = self.s_axis_sent_tdata.val().charged;
+                    // MR-CC-2: the transmission time is when the gate let the packet go (the transmit path
+                    // reports it next; its timestamp is older), as for a computation started at the decision.
+                    if !self.pre_paced.q.val() {
+                        self.pace_t0.d.next = self.s_axis_sent_tdata.val().ts;
+                        if self.g_conn.q.val() == self.s_axis_sent_tdata.val().conn {
+                            self.pace_t0.d.next = self.g_t0.q.val();
+                        }
+                    }
+                    self.state.d.next = EngState::SentRd;
+                }
+            }
+            EngState::SentRd => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.state.d.next = EngState::SentP;
+                if !self.eng_ram.rd_data.val().rto_armed {
+                    self.state.d.next = EngState::SentQ;
+                }
+            }
+            EngState::SentQ => {
+                self.rtt.in_valid.next = true;
+                self.state.d.next = EngState::SentQw;
+            }
+            EngState::SentQw => {
+                if self.rtt.out_valid.val() {
+                    // MR-REL-40: a transmission arms the RTO if it is not armed.
+                    self.est.d.next.rto_armed = true;
+                    self.est.d.next.rto_at =
+                        self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+                    self.dirty.d.next = true;
+                    self.state.d.next = EngState::SentP;
+                }
+            }
+            EngState::SentP => {
+                // MR-CC-2, MR-CC-14: the pacing gap for the charged size, computed by the pacing instance while
+                // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
+                // already when the gate started it.)
+                if !self.pre_paced.q.val() {
+                    self.pacer.start.next = true;
+                    self.pace_busy.d.next = true;
+                    self.pace_conn.d.next = self.conn.q.val();
+                }
+                self.pre_paced.d.next = false;
+                self.state.d.next = EngState::Wb;
+                if self.dirty.q.val() {
+                    self.state.d.next = EngState::Arm;
+                }
+            }
+            EngState::PwH => {
+                // ---- Pacing write-back: the connection's next transmission time (gap 0: no pacing).
+                self.state.d.next = EngState::Pw;
+            }
+            EngState::Pw => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next.next_tx = self.pace_t0.q.val() + self.pace_gap.q.val();
+                self.est.d.next.pace_armed = self.pace_nz.q.val();
+                self.pace_res.d.next = false;
+                self.pace_busy.d.next = false;
+                self.state.d.next = EngState::Wb;
+            }
+            EngState::AckH => {
+                // ---- ACK.
+                self.ackp.s_axis_ack_tvalid.next = true;
+                self.s_axis_fb_tready.next = self.ackp.s_axis_ack_tready.val();
+                if self.ackp.s_axis_ack_tready.val() {
+                    // MR-REL-26: the sample is now - echo_ts (32-bit).
+                    self.sample.d.next = self.now32.val() - self.s_axis_fb_tdata.val().echo_ts;
+                    self.ece.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(7);
+                    self.dup.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(6);
+                    self.echo_ev.d.next = self.s_axis_fb_tdata.val().echo_ev.get_bits::<14>(0);
+                    self.state.d.next = EngState::Rtt;
+                }
+            }
+            EngState::Rtt => {
+                // The RTT sample runs while the ACK processor scans: the state is loaded, the estimator started, and
+                // its outputs kept until the processor's result.
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.state.d.next = EngState::AckRt;
+            }
+            EngState::AckRt => {
+                self.rtt.in_valid.next = true;
+                self.rtt_ok.d.next = false;
+                self.state.d.next = EngState::AckW;
+            }
+            EngState::AckW => {
+                if self.rtt.out_valid.val() {
+                    self.rtt_st.d.next = self.rtt.st_out.val();
+                    self.srtt_q.d.next = self.rtt.srtt.val();
+                    self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
+                    self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+                    self.rtt_ok.d.next = true;
+                }
+                // The result, once every clean word reached the EV set.
+                if self.rtt_ok.q.val()
+                    && self.ackp.m_axis_res_tvalid.val()
+                    && !self.ackp.m_axis_clean_tvalid.val()
+                {
+                    self.ackp.m_axis_res_tready.next = true;
+                    self.res.d.next = self.ackp.m_axis_res_tdata.val();
+                    self.state.d.next = EngState::RttW;
+                }
+            }
+            EngState::RttW => {
+                self.est.d.next.r_srtt = self.rtt_st.q.val().srtt;
+                self.est.d.next.r_var = self.rtt_st.q.val().rttvar;
+                self.est.d.next.r_has = self.rtt_st.q.val().has;
+                self.est.d.next.r_bo = self.rtt_st.q.val().backoff;
+                // MR-REL-59: the reordering multiplier, with the srtt after the sample.
+                if self.dup.q.val() {
+                    if self.since64.val() >= self.srtt_q.q.val() {
+                        self.est.d.next.reo_stamp = self.now.val();
+                        if self.est.q.val().reo_mult < self.k_sixteen5.val() {
+                            self.est.d.next.reo_mult =
+                                self.est.q.val().reo_mult + self.k_one5.val();
+                        }
+                    }
+                } else if self.est.q.val().reo_mult > self.k_one5.val()
+                    && self.since64.val() >= (self.srtt_q.q.val() << 4)
+                {
+                    self.est.d.next.reo_stamp = self.now.val();
+                    self.est.d.next.reo_mult = self.est.q.val().reo_mult - self.k_one5.val();
+                }
+                if self.res.q.val().invalid {
+                    // Ignored (counted by the model as a drop).
+                    self.state.d.next = EngState::Wb;
+                } else {
+                    if self.res.q.val().newly != self.k_zero16.val() {
+                        // Progress: the window governs retransmissions again; the retry count restarts.
+                        self.est.d.next.rto_rtx = false;
+                        self.est.d.next.retries = self.k_zero8.val();
+                    }
+                    if self.res.q.val().cack_advanced {
+                        // MR-REL-40: re-armed at now + rto, disarmed with nothing outstanding.
+                        self.est.d.next.rnr_count = self.k_zero8.val();
+                        self.est.d.next.rto_armed = !self.res.q.val().idle;
+                        self.est.d.next.rto_at = self.now32.val() + self.rto_q.q.val();
+                    }
+                    self.state.d.next = EngState::Srtt;
+                }
+            }
+            EngState::Srtt => {
+                // MR-PATH-18: the freeze span follows srtt.
+                self.pcmd_v.next = !self.lbusy.q.val();
+                self.pcmd_l.next.op = self.k_op_srtt.val();
+                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                    self.nk.d.next = self.k_ev_ack.val();
+                    self.nret.d.next = EngState::Det;
+                    self.dret.d.next = EngState::Arm;
+                    if self.ece.q.val() {
+                        self.state.d.next = EngState::Ece;
+                    } else if self.res.q.val().newly != self.k_zero16.val() {
+                        self.state.d.next = EngState::AckCc;
+                    } else {
+                        self.state.d.next = EngState::Det;
+                    }
+                }
+            }
+            EngState::Ece => {
+                // MR-PATH-2: the echoed EV's entry is recycled.
+                self.pcmd_v.next = !self.lbusy.q.val();
+                self.pcmd_l.next.op = self.k_op_ece.val();
+                self.pcmd_l.next.ev = self.echo_ev.q.val();
+                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                    self.state.d.next = EngState::AckCc;
+                }
+            }
+            EngState::Nscc => {
+                if self.nscc.done.val() {
+                    self.state.d.next = self.nret.q.val();
+                }
+            }
+            EngState::AckCc => {
+                // ---- An ACK's NSCC on_ack and its detection run side by side (they touch different state: NSCC's
+                // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
+                self.cmd_v.next = !self.det_iss.q.val();
+                self.cmd_l.next.op = self.k_cmd_detect.val();
+                if !self.det_iss.q.val() && self.ackp.s_axis_cmd_tready.val() {
+                    self.det_iss.d.next = true;
+                }
+                if self.det_iss.q.val()
+                    && !self.det_ok.q.val()
+                    && self.ackp.m_axis_cres_tvalid.val()
+                    && self.lost_idle.val()
+                {
+                    self.ackp.m_axis_cres_tready.next = true;
+                    // MR-REL-37: the RACK timer.
+                    self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
+                    self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
+                    self.det_ok.d.next = true;
+                    self.det_lost.d.next =
+                        self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val();
+                }
+                if self.cc_ok.q.val() && self.det_ok.q.val() {
+                    self.state.d.next = EngState::Arm;
+                    if self.det_lost.q.val() {
+                        // MR-REL-41: on_loss.
+                        self.nk.d.next = self.k_ev_loss.val();
+                        self.nret.d.next = EngState::Arm;
+                        self.state.d.next = EngState::Nscc;
+                    }
+                }
+            }
+            EngState::Det => {
+                // ---- Detection run (rules b, c), then dret.
+                self.cmd_v.next = true;
+                self.cmd_l.next.op = self.k_cmd_detect.val();
+                if self.ackp.s_axis_cmd_tready.val() {
+                    self.state.d.next = EngState::DetW;
+                }
+            }
+            EngState::DetW => {
+                if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
+                    self.ackp.m_axis_cres_tready.next = true;
+                    // MR-REL-37: the RACK timer.
+                    self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
+                    self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
+                    self.state.d.next = self.dret.q.val();
+                    if self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val() {
+                        // MR-REL-41: on_loss.
+                        self.nk.d.next = self.k_ev_loss.val();
+                        self.nret.d.next = self.dret.q.val();
+                        self.state.d.next = EngState::Nscc;
+                    }
+                }
+            }
+            EngState::Nack => {
+                // ---- NACK.
+                self.cmd_v.next = true;
+                self.cmd_l.next.op = self.k_cmd_nack.val();
+                self.cmd_l.next.psn = self.s_axis_fb_tdata.val().psn;
+                if self.ackp.s_axis_cmd_tready.val() {
+                    self.s_axis_fb_tready.next = true;
+                    self.nack_trim.d.next =
+                        self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
+                    self.nack_aux.d.next = self.s_axis_fb_tdata.val().aux;
+                    self.state.d.next = EngState::NackW;
+                }
+            }
+            EngState::NackW => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
+                    self.ackp.m_axis_cres_tready.next = true;
+                    self.state.d.next = EngState::Gap;
+                    if self.ackp.m_axis_cres_tdata.val().found {
+                        if self.nack_trim.q.val() {
+                            // MR-REL-41: on_nack_trim.
+                            self.nk.d.next = self.k_ev_trim.val();
+                            self.nret.d.next = EngState::Wb;
+                            self.state.d.next = EngState::Nscc;
+                        } else {
+                            // RNR: hold the retransmission; count consecutive RNRs.
+                            self.state.d.next = EngState::Wb;
+                            self.est.d.next.rnr_armed = true;
+                            self.est.d.next.rnr_until = self.now32.val() + self.rnr_ns.val();
+                            if !self.eng_ram.rd_data.val().rnr_armed
+                                || (self.now32.val() - self.eng_ram.rd_data.val().rnr_until)
+                                    < self.k_half.val()
+                            {
+                                if self.eng_ram.rd_data.val().rnr_count != self.k_max8.val() {
+                                    self.est.d.next.rnr_count =
+                                        self.eng_ram.rd_data.val().rnr_count + self.k_one8.val();
+                                }
+                                if self.eng_ram.rd_data.val().rnr_count >= self.cfg_rnr_retry.val()
+                                {
+                                    self.err_st.d.next = self.k_st_rnr.val();
+                                    self.state.d.next = EngState::Err;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            EngState::FireRd => {
+                // ---- Timer.
+                self.state.d.next = EngState::FireLd;
+            }
+            EngState::FireLd => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.state.d.next = EngState::FireQ;
+            }
+            EngState::FireQ => {
+                self.rtt.in_valid.next = true;
+                self.state.d.next = EngState::FireQw;
+            }
+            EngState::FireQw => {
+                if self.rtt.out_valid.val() {
+                    self.srtt_q.d.next = self.rtt.srtt.val();
+                    self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
+                    self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
+                    self.rto_due.d.next = self.est.q.val().rto_armed
+                        && (self.now32.val() - self.est.q.val().rto_at) < self.k_half.val();
+                    self.dret.d.next = EngState::FireNext;
+                    self.state.d.next = EngState::FireNext;
+                    if self.est.q.val().rack_armed
+                        && (self.now32.val() - self.est.q.val().rack_at) < self.k_half.val()
+                    {
+                        self.state.d.next = EngState::Det;
+                    }
+                }
+            }
+            EngState::FireNext => {
+                self.state.d.next = EngState::Arm;
+                if self.rto_due.q.val() {
+                    self.state.d.next = EngState::Rto;
+                }
+            }
+            EngState::Rto => {
+                // MR-REL-39, MR-REL-55: count the expiry first.
+                if self.est.q.val().retries != self.k_max8.val() {
+                    self.est.d.next.retries = self.est.q.val().retries + self.k_one8.val();
+                }
+                self.state.d.next = EngState::RtoC;
+                if self.est.q.val().retries >= self.cfg_retry_limit.val() {
+                    self.err_st.d.next = self.k_st_retry.val();
+                    self.state.d.next = EngState::Err;
+                }
+            }
+            EngState::RtoC => {
+                self.cmd_v.next = true;
+                self.cmd_l.next.op = self.k_cmd_rto.val();
+                if self.ackp.s_axis_cmd_tready.val() {
+                    self.state.d.next = EngState::RtoW;
+                }
+            }
+            EngState::RtoW => {
+                if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
+                    self.ackp.m_axis_cres_tready.next = true;
+                    // MR-REL-45: the expiry's retransmission passes the window.
+                    self.est.d.next.rto_rtx = self.ackp.m_axis_cres_tdata.val().queued;
+                    self.outst.d.next = self.ackp.m_axis_cres_tdata.val().outstanding;
+                    self.state.d.next = EngState::RtoT;
+                }
+            }
+            EngState::RtoT => {
+                // Backoff (upd_timeout).
+                self.rtt.in_valid.next = true;
+                self.state.d.next = EngState::RtoTw;
+            }
+            EngState::RtoTw => {
+                if self.rtt.out_valid.val() {
+                    self.est.d.next.r_srtt = self.rtt.st_out.val().srtt;
+                    self.est.d.next.r_var = self.rtt.st_out.val().rttvar;
+                    self.est.d.next.r_has = self.rtt.st_out.val().has;
+                    self.est.d.next.r_bo = self.rtt.st_out.val().backoff;
+                    // MR-REL-40: re-armed after the backoff while anything is outstanding.
+                    self.est.d.next.rto_armed = self.outst.q.val();
+                    self.est.d.next.rto_at =
+                        self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
+                    // MR-CC-13: on_timeout.
+                    self.nk.d.next = self.k_ev_timeout.val();
+                    self.nret.d.next = EngState::Arm;
+                    self.state.d.next = EngState::Nscc;
+                }
+            }
+            EngState::Err => {
+                if !self.err_pend.q.val() {
+                    // MR-REL-55: the connection fails; its timers stop.
+                    self.err_pend.d.next = true;
+                    self.err_rec.d.next.conn = self.conn.q.val();
+                    self.err_rec.d.next.status = self.err_st.q.val();
+                    self.err_rec.d.next.msn = self.k_zero32.val();
+                    self.err_rec.d.next.by_msn = false;
+                    self.err_rec.d.next.strict = false;
+                    self.est.d.next.failed = true;
+                    self.est.d.next.rto_armed = false;
+                    self.est.d.next.rack_armed = false;
+                    self.state.d.next = EngState::Arm;
+                }
+            }
+            EngState::StopRd => {
+                // ---- Stop (the QP entered ERROR): as the retry limit, without a report.
+                self.state.d.next = EngState::StopLd;
+            }
+            EngState::StopLd => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next.failed = true;
+                self.est.d.next.rto_armed = false;
+                self.est.d.next.rack_armed = false;
+                self.state.d.next = EngState::Arm;
+            }
+            EngState::GRd => {
+                // ---- Gate request.
+                self.state.d.next = EngState::GEv;
+                if self.req.q.val().rtx {
+                    self.state.d.next = EngState::GPeek;
+                }
+            }
+            EngState::GPeek => {
+                self.cmd_v.next = true;
+                self.cmd_l.next.op = self.k_cmd_peek.val();
+                if self.ackp.s_axis_cmd_tready.val() {
+                    self.state.d.next = EngState::GPeekW;
+                }
+            }
+            EngState::GPeekW => {
+                if self.ackp.m_axis_cres_tvalid.val() {
+                    self.ackp.m_axis_cres_tready.next = true;
+                    self.peek_path.d.next = self.ackp.m_axis_cres_tdata.val().path;
+                    self.state.d.next = EngState::GEv;
+                    if !self.ackp.m_axis_cres_tdata.val().found {
+                        // Acknowledged meanwhile or no longer declared: not needed (the model's pop_lost skips it).
+                        self.resp.d.next.conn = self.req.q.val().conn;
+                        self.resp.d.next.psn = self.req.q.val().psn;
+                        self.resp.d.next.allow = false;
+                        self.resp.d.next.ev = 0.into();
+                        self.resp.d.next.path = 0.into();
+                        self.resp.d.next.retry_at = self.k_zero32.val();
+                        self.resp.d.next.skip = true;
+                        self.state.d.next = EngState::GOut;
+                    }
+                }
+            }
+            EngState::GEv => {
+                self.gate.in_valid.next = true;
+                // MR-CC-2: the eligibility time, the later of the arrival and an armed pacing time.
+                self.g_elig.d.next = self.req_at.q.val();
+                if self.est_l.val().pace_armed
+                    && (self.est_l.val().next_tx - self.req_at.q.val()) < self.k_half.val()
+                {
+                    self.g_elig.d.next = self.est_l.val().next_tx;
+                }
+                // Disarm pacing and the RNR hold once now has passed them (see cc::gate).
+                self.est.d.next = self.est_l.val();
+                if self.est_l.val().pace_armed && self.since.val() < self.k_half.val() {
+                    self.est.d.next.pace_armed = false;
+                    self.dirty.d.next = true;
+                }
+                if self.est_l.val().rnr_armed
+                    && (self.now32.val() - self.est_l.val().rnr_until) < self.k_half.val()
+                {
+                    self.est.d.next.rnr_armed = false;
+                    self.dirty.d.next = true;
+                }
+                self.state.d.next = EngState::GDec;
+            }
+            EngState::GDec => {
+                self.resp.d.next = self.gate.resp.val();
+                self.resp.d.next.skip = false;
+                self.state.d.next = EngState::GOut;
+                if self.est_l.val().failed {
+                    self.resp.d.next.allow = false;
+                    self.resp.d.next.retry_at = self.k_zero32.val();
+                    self.resp.d.next.skip = self.req.q.val().rtx;
+                } else if self.rnr_block.val() {
+                    self.resp.d.next.allow = false;
+                    self.resp.d.next.retry_at = self.est_l.val().rnr_until;
+                } else if self.gate.resp.val().allow && !self.req.q.val().rtx && !self.slot_ok.val()
+                {
+                    // No window slot free: wait (re-polled like a refusal that waits for an ACK).
+                    self.resp.d.next.allow = false;
+                    self.resp.d.next.retry_at = self.k_zero32.val();
+                    self.stat_slot_wait.next = true;
+                } else if self.gate.resp.val().allow {
+                    if !self.req.q.val().rtx && !self.snd_ram.rd_data.val().has_slot {
+                        self.resv.d.next = true;
+                    }
+                    // MR-CC-2: the packet leaves at its eligibility time, the engine's own latency (a command in
+                    // progress when the request came, the decision's cycles) not counted.
+                    self.g_t0.d.next = self.g_elig.q.val();
+                    self.g_conn.d.next = self.conn.q.val();
+                    if !self.pace_busy.q.val() && self.pacer.ready.val() {
+                        // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
+                        // on, so the connection's next request waits for the computation, not also for the
+                        // sent report.
+                        self.pacer.start.next = true;
+                        self.pacer.bytes.next = self.zx_g.val().into();
+                        self.pace_busy.d.next = true;
+                        self.pace_conn.d.next = self.conn.q.val();
+                        self.pace_t0.d.next = self.g_elig.q.val();
+                        self.pre_paced.d.next = true;
+                    }
+                    self.state.d.next = EngState::GCh;
+                } else if self.gate.resp.val().retry_at != self.k_zero32.val()
+                    && (self.gate.resp.val().retry_at - self.now32.val())
+                        <= self.cfg_pace_hold_ns.val()
+                {
+                    // Refused by pacing alone, and its time is near: held, not answered (MR-CC-2).
+                    self.held_v.d.next = true;
+                    self.held_until.d.next = self.gate.resp.val().retry_at;
+                    self.state.d.next = EngState::Idle;
+                    if self.dirty.q.val() {
+                        self.state.d.next = EngState::Wb;
+                    }
+                }
+            }
+            EngState::GCh => {
+                // MR-PATH-3, MR-PATH-10: the EV; a retransmission avoids its previous entry.
+                self.pcmd_v.next = !self.lbusy.q.val();
+                self.pcmd_l.next.op = self.k_op_choose.val();
+                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                    self.state.d.next = EngState::GChW;
+                }
+            }
+            EngState::GChW => {
+                if self.paths.m_axis_res_tvalid.val() {
+                    self.paths.m_axis_res_tready.next = true;
+                    self.resp.d.next.ev = self.paths.m_axis_res_tdata.val().ev;
+                    self.resp.d.next.path = self.paths.m_axis_res_tdata.val().path;
+                    if self.req.q.val().rtx {
+                        self.est.d.next.rto_rtx = false;
+                        self.dirty.d.next = true;
+                    }
+                    self.state.d.next = EngState::GOut;
+                }
+            }
+            EngState::GOut => {
+                self.resp_valid.d.next = true;
+                if self.resp.q.val().allow {
+                    self.sent_wait.d.next = self.k_seven3.val();
+                }
+                self.state.d.next = EngState::Idle;
+                if self.dirty.q.val() {
+                    self.state.d.next = EngState::Wb;
+                }
+            }
+            EngState::Arm => {
+                // ---- Arm the wheel with the earlier deadline, write the state back.
+                self.wheel.s_axis_arm_tvalid.next = true;
+                if self.wheel.s_axis_arm_tready.val() {
+                    self.state.d.next = EngState::Wb;
+                }
+            }
+            EngState::Wb => {
+                self.eng_ram.wr_en.next = true;
+            }
+            EngState::Gap => {
+                self.state.d.next = EngState::Idle;
+            }
+            _ => {}
+        }
+        // A command ends with its write-back, in whose cycle the next one is chosen: the RAM is read from the
+        // next cycle on, after the write. (The choice comes after every other state's assignments, which are
+        // exclusive with it, so its decision on this cycle's inputs reaches the registers through no further
+        // selection.)
+        if self.state.q.val() == EngState::Wb {
+            self.state.d.next = EngState::Idle;
+        }
+        if self.state.q.val() == EngState::Idle || self.state.q.val() == EngState::Wb {
             self.started.d.next = false;
             self.dirty.d.next = false;
             self.cc_ok.d.next = false;
@@ -1325,28 +1869,28 @@ impl Logic for SenderEngine {
             {
                 // (An open waits for the pacing result of its connection's previous life to be written.)
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
-                self.state.d.next = self.s_open.val();
+                self.state.d.next = EngState::Open;
             } else if self.stop_v.q.val() {
                 self.stop_v.d.next = false;
                 self.conn.d.next = self.stop_c.q.val();
-                self.state.d.next = self.s_stop_rd.val();
+                self.state.d.next = EngState::StopRd;
             } else if self.pace_res.q.val() {
                 self.conn.d.next = self.pace_conn.q.val();
-                self.state.d.next = self.s_pw_h.val();
+                self.state.d.next = EngState::PwH;
             } else if self.held_v.q.val()
                 && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
             {
                 // The held gate request's pacing time has come: decided again.
                 self.held_v.d.next = false;
                 self.conn.d.next = self.req.q.val().conn;
-                self.state.d.next = self.s_g_rd.val();
+                self.state.d.next = EngState::GRd;
             } else if self.s_axis_sent_tvalid.val()
                 && (self.pre_paced.q.val() || (!self.pace_busy.q.val() && self.pacer.ready.val()))
             {
                 // One pacing computation at a time (none to start when the gate started it).
                 self.sent_wait.d.next = self.k_zero3.val();
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
-                self.state.d.next = self.s_sent_h.val();
+                self.state.d.next = EngState::SentH;
             } else if self.s_axis_gate_req_tvalid.val()
                 && !self.resp_valid.q.val()
                 && !self.held_v.q.val()
@@ -1364,7 +1908,7 @@ impl Logic for SenderEngine {
                 if self.req_seen_v.q.val() {
                     self.req_at.d.next = self.req_seen_at.q.val();
                 }
-                self.state.d.next = self.s_g_rd.val();
+                self.state.d.next = EngState::GRd;
             } else if self.s_axis_fb_tvalid.val()
                 && self.sent_wait.q.val() == self.k_zero3.val()
                 && !self.held_v.q.val()
@@ -1377,12 +1921,12 @@ impl Logic for SenderEngine {
                 // (gate requests and sent reports, which the transmit path waits for, go on meanwhile).
                 self.conn.d.next = self.s_axis_fb_tdata.val().conn;
                 if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
-                    self.state.d.next = self.s_ack_h.val();
+                    self.state.d.next = EngState::AckH;
                 } else if self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val()
                     && (self.s_axis_fb_tdata.val().code == self.k_code_trim.val()
                         || self.s_axis_fb_tdata.val().code == self.k_code_rnr.val())
                 {
-                    self.state.d.next = self.s_nack.val();
+                    self.state.d.next = EngState::Nack;
                 } else if self.fatal.val() {
                     // MR-SEM-35: the transmit scheduler matches the MSN (`aux`) and fails the QP.
                     self.s_axis_fb_tready.next = true;
@@ -1406,570 +1950,8 @@ impl Logic for SenderEngine {
             {
                 self.wheel.m_axis_fire_tready.next = true;
                 self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
-                self.state.d.next = self.s_fire_rd.val();
+                self.state.d.next = EngState::FireRd;
             }
-        }
-        // ---- Open.
-        if self.state.q.val() == self.s_open.val() {
-            self.ackp.s_axis_open_tvalid.next = true;
-            self.s_axis_open_tready.next = self.ackp.s_axis_open_tready.val();
-            if self.ackp.s_axis_open_tready.val() {
-                self.open_r.d.next = self.s_axis_open_tdata.val();
-                self.est.d.next = self.init_l.val();
-                self.eng_ram.wr_data.next = self.init_l.val();
-                self.eng_ram.wr_en.next = true;
-                self.state.d.next = self.s_open_p.val();
-            }
-        }
-        if self.state.q.val() == self.s_open_p.val() {
-            // MR-PATH-1: the EV set from the connection's seed.
-            self.pcmd_v.next = true;
-            self.pcmd_l.next.op = self.k_op_open.val();
-            if self.paths.s_axis_cmd_tready.val() {
-                self.state.d.next = self.s_open_a.val();
-            }
-        }
-        if self.state.q.val() == self.s_open_a.val() {
-            // Nothing armed (est = initial state).
-            self.wheel.s_axis_arm_tvalid.next = true;
-            if self.wheel.s_axis_arm_tready.val() {
-                self.state.d.next = self.s_gap.val();
-            }
-        }
-        // ---- Sent.
-        if self.state.q.val() == self.s_sent_h.val() {
-            self.ackp.s_axis_sent_tvalid.next = true;
-            self.s_axis_sent_tready.next = self.ackp.s_axis_sent_tready.val();
-            if self.ackp.s_axis_sent_tready.val() {
-                self.charged.d.next = self.s_axis_sent_tdata.val().charged;
-                // MR-CC-2: the transmission time is when the gate let the packet go (the transmit path
-                // reports it next; its timestamp is older), as for a computation started at the decision.
-                if !self.pre_paced.q.val() {
-                    self.pace_t0.d.next = self.s_axis_sent_tdata.val().ts;
-                    if self.g_conn.q.val() == self.s_axis_sent_tdata.val().conn {
-                        self.pace_t0.d.next = self.g_t0.q.val();
-                    }
-                }
-                self.state.d.next = self.s_sent_rd.val();
-            }
-        }
-        if self.state.q.val() == self.s_sent_rd.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            self.state.d.next = self.s_sent_p.val();
-            if !self.eng_ram.rd_data.val().rto_armed {
-                self.state.d.next = self.s_sent_q.val();
-            }
-        }
-        if self.state.q.val() == self.s_sent_q.val() {
-            self.rtt.in_valid.next = true;
-            self.state.d.next = self.s_sent_qw.val();
-        }
-        if self.state.q.val() == self.s_sent_qw.val() && self.rtt.out_valid.val() {
-            // MR-REL-40: a transmission arms the RTO if it is not armed.
-            self.est.d.next.rto_armed = true;
-            self.est.d.next.rto_at = self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
-            self.dirty.d.next = true;
-            self.state.d.next = self.s_sent_p.val();
-        }
-        if self.state.q.val() == self.s_sent_p.val() {
-            // MR-CC-2, MR-CC-14: the pacing gap for the charged size, computed by the pacing instance while
-            // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
-            // already when the gate started it.)
-            if !self.pre_paced.q.val() {
-                self.pacer.start.next = true;
-                self.pace_busy.d.next = true;
-                self.pace_conn.d.next = self.conn.q.val();
-            }
-            self.pre_paced.d.next = false;
-            self.state.d.next = self.s_wb.val();
-            if self.dirty.q.val() {
-                self.state.d.next = self.s_arm.val();
-            }
-        }
-        // ---- Pacing write-back: the connection's next transmission time (gap 0: no pacing).
-        if self.state.q.val() == self.s_pw_h.val() {
-            self.state.d.next = self.s_pw.val();
-        }
-        if self.state.q.val() == self.s_pw.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            self.est.d.next.next_tx = self.pace_t0.q.val() + self.pace_gap.q.val();
-            self.est.d.next.pace_armed = self.pace_nz.q.val();
-            self.pace_res.d.next = false;
-            self.pace_busy.d.next = false;
-            self.state.d.next = self.s_wb.val();
-        }
-        // ---- ACK.
-        if self.state.q.val() == self.s_ack_h.val() {
-            self.ackp.s_axis_ack_tvalid.next = true;
-            self.s_axis_fb_tready.next = self.ackp.s_axis_ack_tready.val();
-            if self.ackp.s_axis_ack_tready.val() {
-                // MR-REL-26: the sample is now - echo_ts (32-bit).
-                self.sample.d.next = self.now32.val() - self.s_axis_fb_tdata.val().echo_ts;
-                self.ece.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(7);
-                self.dup.d.next = self.s_axis_fb_tdata.val().aflags.get_bit(6);
-                self.echo_ev.d.next = self.s_axis_fb_tdata.val().echo_ev.get_bits::<14>(0);
-                self.state.d.next = self.s_rtt.val();
-            }
-        }
-        // The RTT sample runs while the ACK processor scans: the state is loaded, the estimator started, and
-        // its outputs kept until the processor's result.
-        if self.state.q.val() == self.s_rtt.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            self.state.d.next = self.s_ack_rt.val();
-        }
-        if self.state.q.val() == self.s_ack_rt.val() {
-            self.rtt.in_valid.next = true;
-            self.rtt_ok.d.next = false;
-            self.state.d.next = self.s_ack_w.val();
-        }
-        if self.state.q.val() == self.s_ack_w.val() {
-            if self.rtt.out_valid.val() {
-                self.rtt_st.d.next = self.rtt.st_out.val();
-                self.srtt_q.d.next = self.rtt.srtt.val();
-                self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
-                self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
-                self.rtt_ok.d.next = true;
-            }
-            // The result, once every clean word reached the EV set.
-            if self.rtt_ok.q.val()
-                && self.ackp.m_axis_res_tvalid.val()
-                && !self.ackp.m_axis_clean_tvalid.val()
-            {
-                self.ackp.m_axis_res_tready.next = true;
-                self.res.d.next = self.ackp.m_axis_res_tdata.val();
-                self.state.d.next = self.s_rtt_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_rtt_w.val() {
-            self.est.d.next.r_srtt = self.rtt_st.q.val().srtt;
-            self.est.d.next.r_var = self.rtt_st.q.val().rttvar;
-            self.est.d.next.r_has = self.rtt_st.q.val().has;
-            self.est.d.next.r_bo = self.rtt_st.q.val().backoff;
-            // MR-REL-59: the reordering multiplier, with the srtt after the sample.
-            if self.dup.q.val() {
-                if self.since64.val() >= self.srtt_q.q.val() {
-                    self.est.d.next.reo_stamp = self.now.val();
-                    if self.est.q.val().reo_mult < self.k_sixteen5.val() {
-                        self.est.d.next.reo_mult = self.est.q.val().reo_mult + self.k_one5.val();
-                    }
-                }
-            } else if self.est.q.val().reo_mult > self.k_one5.val()
-                && self.since64.val() >= (self.srtt_q.q.val() << 4)
-            {
-                self.est.d.next.reo_stamp = self.now.val();
-                self.est.d.next.reo_mult = self.est.q.val().reo_mult - self.k_one5.val();
-            }
-            if self.res.q.val().invalid {
-                // Ignored (counted by the model as a drop).
-                self.state.d.next = self.s_wb.val();
-            } else {
-                if self.res.q.val().newly != self.k_zero16.val() {
-                    // Progress: the window governs retransmissions again; the retry count restarts.
-                    self.est.d.next.rto_rtx = false;
-                    self.est.d.next.retries = self.k_zero8.val();
-                }
-                if self.res.q.val().cack_advanced {
-                    // MR-REL-40: re-armed at now + rto, disarmed with nothing outstanding.
-                    self.est.d.next.rnr_count = self.k_zero8.val();
-                    self.est.d.next.rto_armed = !self.res.q.val().idle;
-                    self.est.d.next.rto_at = self.now32.val() + self.rto_q.q.val();
-                }
-                self.state.d.next = self.s_srtt.val();
-            }
-        }
-        if self.state.q.val() == self.s_srtt.val() {
-            // MR-PATH-18: the freeze span follows srtt.
-            self.pcmd_v.next = !self.lbusy.q.val();
-            self.pcmd_l.next.op = self.k_op_srtt.val();
-            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
-                self.nk.d.next = self.k_ev_ack.val();
-                self.nret.d.next = self.s_det.val();
-                self.dret.d.next = self.s_arm.val();
-                if self.ece.q.val() {
-                    self.state.d.next = self.s_ece.val();
-                } else if self.res.q.val().newly != self.k_zero16.val() {
-                    self.state.d.next = self.s_ack_cc.val();
-                } else {
-                    self.state.d.next = self.s_det.val();
-                }
-            }
-        }
-        if self.state.q.val() == self.s_ece.val() {
-            // MR-PATH-2: the echoed EV's entry is recycled.
-            self.pcmd_v.next = !self.lbusy.q.val();
-            self.pcmd_l.next.op = self.k_op_ece.val();
-            self.pcmd_l.next.ev = self.echo_ev.q.val();
-            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
-                self.state.d.next = self.s_ack_cc.val();
-            }
-        }
-        // ---- One NSCC event (kind nk) on the loaded state, its result into the connection's state: in s_nscc
-        // (then nret), and in s_ack_cc beside the ACK's detection run until it is done (cc_ok).
-        if self.state.q.val() == self.s_nscc.val()
-            || (self.state.q.val() == self.s_ack_cc.val() && !self.cc_ok.q.val())
-        {
-            if !self.started.q.val() && self.nscc.ready.val() {
-                self.nscc.start.next = true;
-                self.started.d.next = true;
-            }
-            if self.nscc.done.val() {
-                self.est.d.next.cwnd = self.nscc.st_out.val().cwnd;
-                self.est.d.next.srtt = self.nscc.st_out.val().srtt;
-                self.est.d.next.min_rtt = self.nscc.st_out.val().min_rtt;
-                self.est.d.next.last_d = self.nscc.st_out.val().last_d;
-                self.est.d.next.min_stamp = self.nscc.st_out.val().min_stamp;
-                self.est.d.next.last_md = self.nscc.st_out.val().last_md;
-                self.est.d.next.md_valid = self.nscc.st_out.val().md_valid;
-                self.started.d.next = false;
-                self.cc_ok.d.next = true;
-            }
-        }
-        if self.state.q.val() == self.s_nscc.val() && self.nscc.done.val() {
-            self.state.d.next = self.nret.q.val();
-        }
-        // ---- An ACK's NSCC on_ack and its detection run side by side (they touch different state: NSCC's
-        // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
-        if self.state.q.val() == self.s_ack_cc.val() {
-            self.cmd_v.next = !self.det_iss.q.val();
-            self.cmd_l.next.op = self.k_cmd_detect.val();
-            if !self.det_iss.q.val() && self.ackp.s_axis_cmd_tready.val() {
-                self.det_iss.d.next = true;
-            }
-            if self.det_iss.q.val()
-                && !self.det_ok.q.val()
-                && self.ackp.m_axis_cres_tvalid.val()
-                && self.lost_idle.val()
-            {
-                self.ackp.m_axis_cres_tready.next = true;
-                // MR-REL-37: the RACK timer.
-                self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
-                self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
-                self.det_ok.d.next = true;
-                self.det_lost.d.next =
-                    self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val();
-            }
-            if self.cc_ok.q.val() && self.det_ok.q.val() {
-                self.state.d.next = self.s_arm.val();
-                if self.det_lost.q.val() {
-                    // MR-REL-41: on_loss.
-                    self.nk.d.next = self.k_ev_loss.val();
-                    self.nret.d.next = self.s_arm.val();
-                    self.state.d.next = self.s_nscc.val();
-                }
-            }
-        }
-        // ---- Detection run (rules b, c), then dret.
-        if self.state.q.val() == self.s_det.val() {
-            self.cmd_v.next = true;
-            self.cmd_l.next.op = self.k_cmd_detect.val();
-            if self.ackp.s_axis_cmd_tready.val() {
-                self.state.d.next = self.s_det_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_det_w.val()
-            && self.ackp.m_axis_cres_tvalid.val()
-            && self.lost_idle.val()
-        {
-            self.ackp.m_axis_cres_tready.next = true;
-            // MR-REL-37: the RACK timer.
-            self.est.d.next.rack_armed = self.ackp.m_axis_cres_tdata.val().rack_armed;
-            self.est.d.next.rack_at = self.ackp.m_axis_cres_tdata.val().rack_at;
-            self.state.d.next = self.dret.q.val();
-            if self.ackp.m_axis_cres_tdata.val().nlost != self.k_zero16.val() {
-                // MR-REL-41: on_loss.
-                self.nk.d.next = self.k_ev_loss.val();
-                self.nret.d.next = self.dret.q.val();
-                self.state.d.next = self.s_nscc.val();
-            }
-        }
-        // ---- NACK.
-        if self.state.q.val() == self.s_nack.val() {
-            self.cmd_v.next = true;
-            self.cmd_l.next.op = self.k_cmd_nack.val();
-            self.cmd_l.next.psn = self.s_axis_fb_tdata.val().psn;
-            if self.ackp.s_axis_cmd_tready.val() {
-                self.s_axis_fb_tready.next = true;
-                self.nack_trim.d.next = self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
-                self.nack_aux.d.next = self.s_axis_fb_tdata.val().aux;
-                self.state.d.next = self.s_nack_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_nack_w.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
-                self.ackp.m_axis_cres_tready.next = true;
-                self.state.d.next = self.s_gap.val();
-                if self.ackp.m_axis_cres_tdata.val().found {
-                    if self.nack_trim.q.val() {
-                        // MR-REL-41: on_nack_trim.
-                        self.nk.d.next = self.k_ev_trim.val();
-                        self.nret.d.next = self.s_wb.val();
-                        self.state.d.next = self.s_nscc.val();
-                    } else {
-                        // RNR: hold the retransmission; count consecutive RNRs.
-                        self.state.d.next = self.s_wb.val();
-                        self.est.d.next.rnr_armed = true;
-                        self.est.d.next.rnr_until = self.now32.val() + self.rnr_ns.val();
-                        if !self.eng_ram.rd_data.val().rnr_armed
-                            || (self.now32.val() - self.eng_ram.rd_data.val().rnr_until)
-                                < self.k_half.val()
-                        {
-                            if self.eng_ram.rd_data.val().rnr_count != self.k_max8.val() {
-                                self.est.d.next.rnr_count =
-                                    self.eng_ram.rd_data.val().rnr_count + self.k_one8.val();
-                            }
-                            if self.eng_ram.rd_data.val().rnr_count >= self.cfg_rnr_retry.val() {
-                                self.err_st.d.next = self.k_st_rnr.val();
-                                self.state.d.next = self.s_err.val();
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // ---- Timer.
-        if self.state.q.val() == self.s_fire_rd.val() {
-            self.state.d.next = self.s_fire_ld.val();
-        }
-        if self.state.q.val() == self.s_fire_ld.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            self.state.d.next = self.s_fire_q.val();
-        }
-        if self.state.q.val() == self.s_fire_q.val() {
-            self.rtt.in_valid.next = true;
-            self.state.d.next = self.s_fire_qw.val();
-        }
-        if self.state.q.val() == self.s_fire_qw.val() && self.rtt.out_valid.val() {
-            self.srtt_q.d.next = self.rtt.srtt.val();
-            self.rto_q.d.next = self.rtt.rto.val().get_bits::<32>(0);
-            self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
-            self.rto_due.d.next = self.est.q.val().rto_armed
-                && (self.now32.val() - self.est.q.val().rto_at) < self.k_half.val();
-            self.dret.d.next = self.s_fire_next.val();
-            self.state.d.next = self.s_fire_next.val();
-            if self.est.q.val().rack_armed
-                && (self.now32.val() - self.est.q.val().rack_at) < self.k_half.val()
-            {
-                self.state.d.next = self.s_det.val();
-            }
-        }
-        if self.state.q.val() == self.s_fire_next.val() {
-            self.state.d.next = self.s_arm.val();
-            if self.rto_due.q.val() {
-                self.state.d.next = self.s_rto.val();
-            }
-        }
-        if self.state.q.val() == self.s_rto.val() {
-            // MR-REL-39, MR-REL-55: count the expiry first.
-            if self.est.q.val().retries != self.k_max8.val() {
-                self.est.d.next.retries = self.est.q.val().retries + self.k_one8.val();
-            }
-            self.state.d.next = self.s_rto_c.val();
-            if self.est.q.val().retries >= self.cfg_retry_limit.val() {
-                self.err_st.d.next = self.k_st_retry.val();
-                self.state.d.next = self.s_err.val();
-            }
-        }
-        if self.state.q.val() == self.s_rto_c.val() {
-            self.cmd_v.next = true;
-            self.cmd_l.next.op = self.k_cmd_rto.val();
-            if self.ackp.s_axis_cmd_tready.val() {
-                self.state.d.next = self.s_rto_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_rto_w.val()
-            && self.ackp.m_axis_cres_tvalid.val()
-            && self.lost_idle.val()
-        {
-            self.ackp.m_axis_cres_tready.next = true;
-            // MR-REL-45: the expiry's retransmission passes the window.
-            self.est.d.next.rto_rtx = self.ackp.m_axis_cres_tdata.val().queued;
-            self.outst.d.next = self.ackp.m_axis_cres_tdata.val().outstanding;
-            self.state.d.next = self.s_rto_t.val();
-        }
-        if self.state.q.val() == self.s_rto_t.val() {
-            // Backoff (upd_timeout).
-            self.rtt.in_valid.next = true;
-            self.state.d.next = self.s_rto_tw.val();
-        }
-        if self.state.q.val() == self.s_rto_tw.val() && self.rtt.out_valid.val() {
-            self.est.d.next.r_srtt = self.rtt.st_out.val().srtt;
-            self.est.d.next.r_var = self.rtt.st_out.val().rttvar;
-            self.est.d.next.r_has = self.rtt.st_out.val().has;
-            self.est.d.next.r_bo = self.rtt.st_out.val().backoff;
-            // MR-REL-40: re-armed after the backoff while anything is outstanding.
-            self.est.d.next.rto_armed = self.outst.q.val();
-            self.est.d.next.rto_at = self.now32.val() + self.rtt.rto.val().get_bits::<32>(0);
-            // MR-CC-13: on_timeout.
-            self.nk.d.next = self.k_ev_timeout.val();
-            self.nret.d.next = self.s_arm.val();
-            self.state.d.next = self.s_nscc.val();
-        }
-        if self.state.q.val() == self.s_err.val() && !self.err_pend.q.val() {
-            // MR-REL-55: the connection fails; its timers stop.
-            self.err_pend.d.next = true;
-            self.err_rec.d.next.conn = self.conn.q.val();
-            self.err_rec.d.next.status = self.err_st.q.val();
-            self.err_rec.d.next.msn = self.k_zero32.val();
-            self.err_rec.d.next.by_msn = false;
-            self.err_rec.d.next.strict = false;
-            self.est.d.next.failed = true;
-            self.est.d.next.rto_armed = false;
-            self.est.d.next.rack_armed = false;
-            self.state.d.next = self.s_arm.val();
-        }
-        // ---- Stop (the QP entered ERROR): as the retry limit, without a report.
-        if self.state.q.val() == self.s_stop_rd.val() {
-            self.state.d.next = self.s_stop_ld.val();
-        }
-        if self.state.q.val() == self.s_stop_ld.val() {
-            self.est.d.next = self.eng_ram.rd_data.val();
-            self.est.d.next.failed = true;
-            self.est.d.next.rto_armed = false;
-            self.est.d.next.rack_armed = false;
-            self.state.d.next = self.s_arm.val();
-        }
-        // ---- Gate request.
-        if self.state.q.val() == self.s_g_rd.val() {
-            self.state.d.next = self.s_g_ev.val();
-            if self.req.q.val().rtx {
-                self.state.d.next = self.s_g_peek.val();
-            }
-        }
-        if self.state.q.val() == self.s_g_peek.val() {
-            self.cmd_v.next = true;
-            self.cmd_l.next.op = self.k_cmd_peek.val();
-            if self.ackp.s_axis_cmd_tready.val() {
-                self.state.d.next = self.s_g_peek_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_g_peek_w.val() && self.ackp.m_axis_cres_tvalid.val() {
-            self.ackp.m_axis_cres_tready.next = true;
-            self.peek_path.d.next = self.ackp.m_axis_cres_tdata.val().path;
-            self.state.d.next = self.s_g_ev.val();
-            if !self.ackp.m_axis_cres_tdata.val().found {
-                // Acknowledged meanwhile or no longer declared: not needed (the model's pop_lost skips it).
-                self.resp.d.next.conn = self.req.q.val().conn;
-                self.resp.d.next.psn = self.req.q.val().psn;
-                self.resp.d.next.allow = false;
-                self.resp.d.next.ev = 0.into();
-                self.resp.d.next.path = 0.into();
-                self.resp.d.next.retry_at = self.k_zero32.val();
-                self.resp.d.next.skip = true;
-                self.state.d.next = self.s_g_out.val();
-            }
-        }
-        if self.state.q.val() == self.s_g_ev.val() {
-            self.gate.in_valid.next = true;
-            // MR-CC-2: the eligibility time, the later of the arrival and an armed pacing time.
-            self.g_elig.d.next = self.req_at.q.val();
-            if self.est_l.val().pace_armed
-                && (self.est_l.val().next_tx - self.req_at.q.val()) < self.k_half.val()
-            {
-                self.g_elig.d.next = self.est_l.val().next_tx;
-            }
-            // Disarm pacing and the RNR hold once now has passed them (see cc::gate).
-            self.est.d.next = self.est_l.val();
-            if self.est_l.val().pace_armed && self.since.val() < self.k_half.val() {
-                self.est.d.next.pace_armed = false;
-                self.dirty.d.next = true;
-            }
-            if self.est_l.val().rnr_armed
-                && (self.now32.val() - self.est_l.val().rnr_until) < self.k_half.val()
-            {
-                self.est.d.next.rnr_armed = false;
-                self.dirty.d.next = true;
-            }
-            self.state.d.next = self.s_g_dec.val();
-        }
-        if self.state.q.val() == self.s_g_dec.val() {
-            self.resp.d.next = self.gate.resp.val();
-            self.resp.d.next.skip = false;
-            self.state.d.next = self.s_g_out.val();
-            if self.est_l.val().failed {
-                self.resp.d.next.allow = false;
-                self.resp.d.next.retry_at = self.k_zero32.val();
-                self.resp.d.next.skip = self.req.q.val().rtx;
-            } else if self.rnr_block.val() {
-                self.resp.d.next.allow = false;
-                self.resp.d.next.retry_at = self.est_l.val().rnr_until;
-            } else if self.gate.resp.val().allow && !self.req.q.val().rtx && !self.slot_ok.val() {
-                // No window slot free: wait (re-polled like a refusal that waits for an ACK).
-                self.resp.d.next.allow = false;
-                self.resp.d.next.retry_at = self.k_zero32.val();
-                self.stat_slot_wait.next = true;
-            } else if self.gate.resp.val().allow {
-                if !self.req.q.val().rtx && !self.snd_ram.rd_data.val().has_slot {
-                    self.resv.d.next = true;
-                }
-                // MR-CC-2: the packet leaves at its eligibility time, the engine's own latency (a command in
-                // progress when the request came, the decision's cycles) not counted.
-                self.g_t0.d.next = self.g_elig.q.val();
-                self.g_conn.d.next = self.conn.q.val();
-                if !self.pace_busy.q.val() && self.pacer.ready.val() {
-                    // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
-                    // on, so the connection's next request waits for the computation, not also for the
-                    // sent report.
-                    self.pacer.start.next = true;
-                    self.pacer.bytes.next = self.zx_g.val().into();
-                    self.pace_busy.d.next = true;
-                    self.pace_conn.d.next = self.conn.q.val();
-                    self.pace_t0.d.next = self.g_elig.q.val();
-                    self.pre_paced.d.next = true;
-                }
-                self.state.d.next = self.s_g_ch.val();
-            } else if self.gate.resp.val().retry_at != self.k_zero32.val()
-                && (self.gate.resp.val().retry_at - self.now32.val()) <= self.cfg_pace_hold_ns.val()
-            {
-                // Refused by pacing alone, and its time is near: held, not answered (MR-CC-2).
-                self.held_v.d.next = true;
-                self.held_until.d.next = self.gate.resp.val().retry_at;
-                self.state.d.next = self.s_idle.val();
-                if self.dirty.q.val() {
-                    self.state.d.next = self.s_wb.val();
-                }
-            }
-        }
-        if self.state.q.val() == self.s_g_ch.val() {
-            // MR-PATH-3, MR-PATH-10: the EV; a retransmission avoids its previous entry.
-            self.pcmd_v.next = !self.lbusy.q.val();
-            self.pcmd_l.next.op = self.k_op_choose.val();
-            if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
-                self.state.d.next = self.s_g_ch_w.val();
-            }
-        }
-        if self.state.q.val() == self.s_g_ch_w.val() && self.paths.m_axis_res_tvalid.val() {
-            self.paths.m_axis_res_tready.next = true;
-            self.resp.d.next.ev = self.paths.m_axis_res_tdata.val().ev;
-            self.resp.d.next.path = self.paths.m_axis_res_tdata.val().path;
-            if self.req.q.val().rtx {
-                self.est.d.next.rto_rtx = false;
-                self.dirty.d.next = true;
-            }
-            self.state.d.next = self.s_g_out.val();
-        }
-        if self.state.q.val() == self.s_g_out.val() {
-            self.resp_valid.d.next = true;
-            if self.resp.q.val().allow {
-                self.sent_wait.d.next = self.k_seven3.val();
-            }
-            self.state.d.next = self.s_idle.val();
-            if self.dirty.q.val() {
-                self.state.d.next = self.s_wb.val();
-            }
-        }
-        // ---- Arm the wheel with the earlier deadline, write the state back.
-        if self.state.q.val() == self.s_arm.val() {
-            self.wheel.s_axis_arm_tvalid.next = true;
-            if self.wheel.s_axis_arm_tready.val() {
-                self.state.d.next = self.s_wb.val();
-            }
-        }
-        if self.state.q.val() == self.s_wb.val() {
-            self.eng_ram.wr_en.next = true;
-        }
-        if self.state.q.val() == self.s_gap.val() {
-            self.state.d.next = self.s_idle.val();
         }
         // Command ports.
         self.ackp.s_axis_cmd_tdata.next = self.cmd_l.val();
@@ -1977,7 +1959,7 @@ impl Logic for SenderEngine {
         self.paths.s_axis_cmd_tdata.next = self.pcmd_l.val();
         self.paths.s_axis_cmd_tvalid.next = self.pcmd_v.val();
         if self.rst.val() {
-            self.state.d.next = self.s_idle.val();
+            self.state.d.next = EngState::Idle;
             self.resv.d.next = false;
             self.resp_valid.d.next = false;
             self.started.d.next = false;
