@@ -45,17 +45,17 @@
 //! Control packets (ACK/NACK/CTRL) never pass here: the transmit engine sends them first (MR-REL-19).
 //!
 //! Hazards: all state is in RAMs of the message table with a 1-cycle registered read; each operation reads
-//! after the previous one's writes have completed (writes happen in the cycle before `IDLE`, reads are
-//! issued from `IDLE` on), so back-to-back packets of one connection always see each other's updates without
+//! after the previous one's writes have completed (writes happen in the cycle before `Idle`, reads are
+//! issued from `Idle` on), so back-to-back packets of one connection always see each other's updates without
 //! forwarding. Throughput: a new packet takes 12 cycles plus the gate's latency and the output handshakes.
 //!
 //! Continuation: when a connection's packet is committed, the connection has more to send, no other
 //! connection waits in the round-robin and no other operation is pending (nor a context write since its
 //! destination was read), the round-robin would pick the same connection next. Its state is then in
-//! registers (`cs_n`, and `m_n` for the same message), so `WR_CONN` goes on to its next packet at once
-//! (`SEG1`, or `RD_MSG` for its next message) instead of through `IDLE` and the table reads: 5 cycles plus the
+//! registers (`cs_n`, and `m_n` for the same message), so `WrConn` goes on to its next packet at once
+//! (`Seg1`, or `RdMsg` for its next message) instead of through `Idle` and the table reads: 5 cycles plus the
 //! gate's latency and the handshakes for a packet of the same message, 7 for the first of the next one. The
-//! connection state is still written back in `WR_CONN`, so the tables stay current.
+//! connection state is still written back in `WrConn`, so the tables stay current.
 //! Ports: see the fields.
 
 use crate::common::zext::Zext;
@@ -70,6 +70,32 @@ use crate::tx::segment::Segment;
 use metaroce_proto::wire::Opcode;
 use metaroce_regmap::descriptor::cqe::CqeStatus;
 use rust_hdl::prelude::*;
+
+/// The scheduler's states (`st`).
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum SchedState {
+    Idle,
+    RrGot,
+    RdConn,
+    GotConn,
+    Dispatch,
+    RdMsg,
+    GotMsg,
+    ErrWr,
+    Seg1,
+    Seg2,
+    Seg3,
+    GateReq,
+    GateWait,
+    SentOut,
+    HdrOut,
+    PayOut,
+    Commit,
+    WrConn,
+    CplOut,
+    RelChk,
+    OpenWr,
+}
 
 /// The scheduler with its message table and segmentation function.
 #[derive(LogicBlock)]
@@ -223,7 +249,7 @@ pub struct Scheduler {
     rd_ok: Signal<Local, Bit>,
     st_full: Signal<Local, Bit>,
     z_mtu: Zext<4, 32>,
-    st: DFF<Bits<5>>,
+    st: DFF<SchedState>,
     op: DFF<Bits<3>>,
     c: DFF<ConnIdx>,
     cs: DFF<ConnTx>,
@@ -254,7 +280,7 @@ pub struct Scheduler {
     rr_push: DFF<Bit>,
     /// The packet just committed leaves its connection with more to send (it goes back to the round-robin).
     cont: DFF<Bit>,
-    /// A context write arrived since the connection's destination was read (`GOT_CONN`).
+    /// A context write arrived since the connection's destination was read (`GotConn`).
     ctxw_seen: DFF<Bit>,
     /// In the previous cycle the round-robin was empty and no context write, held WR or held retransmission
     /// was there: the part of the continuation's test that needs no input of this cycle, registered so that
@@ -281,27 +307,6 @@ pub struct Scheduler {
     retry: Signal<Local, Bits<32>>,
     consumes: Signal<Local, Bit>,
     m_done: Signal<Local, Bit>,
-    c_s_idle: Constant<Bits<5>>,
-    c_s_rr_got: Constant<Bits<5>>,
-    c_s_rd_conn: Constant<Bits<5>>,
-    c_s_got_conn: Constant<Bits<5>>,
-    c_s_dispatch: Constant<Bits<5>>,
-    c_s_rd_msg: Constant<Bits<5>>,
-    c_s_got_msg: Constant<Bits<5>>,
-    c_s_err_wr: Constant<Bits<5>>,
-    c_s_seg1: Constant<Bits<5>>,
-    c_s_seg2: Constant<Bits<5>>,
-    c_s_seg3: Constant<Bits<5>>,
-    c_s_gate_req: Constant<Bits<5>>,
-    c_s_gate_wait: Constant<Bits<5>>,
-    c_s_sent_out: Constant<Bits<5>>,
-    c_s_hdr_out: Constant<Bits<5>>,
-    c_s_pay_out: Constant<Bits<5>>,
-    c_s_commit: Constant<Bits<5>>,
-    c_s_wr_conn: Constant<Bits<5>>,
-    c_s_cpl_out: Constant<Bits<5>>,
-    c_s_rel_chk: Constant<Bits<5>>,
-    c_s_open_wr: Constant<Bits<5>>,
     z_pay: Zext<16, 32>,
     c_op_una: Constant<Bits<3>>,
     c_op_append: Constant<Bits<3>>,
@@ -358,7 +363,6 @@ impl Scheduler {
     pub fn new(conn_bits: u32, pool_bits: u32) -> Self {
         let b8 = |v: u8| Constant::new(Bits::<8>::from(v as u64));
         let o3 = |v: u64| Constant::new(Bits::<3>::from(v));
-        let s5 = |v: u64| Constant::new(Bits::<5>::from(v));
         Scheduler {
             clk: Default::default(),
             rst: Default::default(),
@@ -497,27 +501,6 @@ impl Scheduler {
             retry: Default::default(),
             consumes: Default::default(),
             m_done: Default::default(),
-            c_s_idle: s5(0),
-            c_s_rr_got: s5(1),
-            c_s_rd_conn: s5(2),
-            c_s_got_conn: s5(3),
-            c_s_dispatch: s5(4),
-            c_s_rd_msg: s5(5),
-            c_s_got_msg: s5(6),
-            c_s_err_wr: s5(7),
-            c_s_seg1: s5(8),
-            c_s_seg2: s5(9),
-            c_s_seg3: s5(10),
-            c_s_gate_req: s5(11),
-            c_s_gate_wait: s5(12),
-            c_s_sent_out: s5(13),
-            c_s_hdr_out: s5(14),
-            c_s_pay_out: s5(15),
-            c_s_commit: s5(16),
-            c_s_wr_conn: s5(17),
-            c_s_cpl_out: s5(18),
-            c_s_rel_chk: s5(19),
-            c_s_open_wr: s5(20),
             z_pay: Default::default(),
             c_op_una: o3(1),
             c_op_append: o3(2),
@@ -586,14 +569,14 @@ impl Logic for Scheduler {
         if self.s_axis_ctxw_tvalid.val() {
             self.ctxw_seen.d.next = true;
         }
-        // None of these changes in the cycle before WRITE-CONN (the round-robin moves only in IDLE and
-        // WRITE-CONN, the holds are taken only in IDLE), so the registered value is that cycle's.
+        // None of these changes in the cycle before `WrConn` (the round-robin moves only in `Idle` and
+        // `WrConn`, the holds are taken only in `Idle`), so the registered value is that cycle's.
         self.quiet.d.next = (self.rr_cnt.q.val() == self.c_z17.val())
             & !self.ctxw_seen.q.val()
             & !self.s_axis_ctxw_tvalid.val()
             & !self.wr_hold.q.val()
             & !self.rtx_hold.q.val();
-        // Segmentation inputs (held in registers during SEG1..SEG3).
+        // Segmentation inputs (held in registers during `Seg1`..`Seg3`).
         self.seg.msg.next = self.m_n.q.val();
         self.seg.peer.next = self.peer.q.val();
         self.seg.cs.next = self.cs.q.val();
@@ -706,493 +689,517 @@ impl Logic for Scheduler {
         self.m_axis_done_tdata.next.wqe_index = self.m.q.val().wqe_index;
         self.stat_wr_closed.next = self.closed.q.val();
 
-        if self.st.q.val() == self.c_s_idle.val() {
-            self.rr_push.d.next = false;
-            self.m_new.d.next = false;
-            if self.s_axis_open_tvalid.val() & !self.rwait_v.q.val() {
-                self.s_axis_open_tready.next = true;
-                self.open_rec.d.next = self.s_axis_open_tdata.val();
-                self.c.d.next = self.s_axis_open_tdata.val().conn;
-                self.st.d.next = self.c_s_open_wr.val();
-            } else if self.s_axis_una_tvalid.val() & !self.rwait_v.q.val() {
-                self.s_axis_una_tready.next = true;
-                self.c.d.next = self.s_axis_una_tdata.val().conn;
-                self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
-                self.una_peer.d.next = self.s_axis_una_tdata.val().peer_cid;
-                self.op.d.next = self.c_op_una.val();
-                self.wr_backoff.d.next = false;
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.s_axis_rdone_tvalid.val() & !self.rwait_v.q.val() {
-                self.s_axis_rdone_tready.next = true;
-                self.c.d.next = self.s_axis_rdone_tdata.val().conn;
-                self.op.d.next = self.c_op_rdn.val();
-                self.wr_backoff.d.next = false;
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.s_axis_fail_tvalid.val()
-                & !self.rwait_v.q.val()
-                & !self.qerr_v.q.val()
-                & !self.stop_v.q.val()
-            {
-                self.s_axis_fail_tready.next = true;
-                self.fl.d.next = self.s_axis_fail_tdata.val();
-                self.c.d.next = self.s_axis_fail_tdata.val().conn;
-                self.op.d.next = self.c_op_fail.val();
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.wr_hold.q.val() & !self.wr_backoff.q.val() {
-                self.c.d.next = self.wr.q.val().conn;
-                self.op.d.next = self.c_op_append.val();
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if !self.wr_hold.q.val() & self.s_axis_wr_tvalid.val() {
-                self.s_axis_wr_tready.next = true;
-                self.wr.d.next = self.s_axis_wr_tdata.val();
-                self.wr_hold.d.next = true;
-                self.wr_backoff.d.next = false;
-                self.c.d.next = self.s_axis_wr_tdata.val().conn;
-                self.op.d.next = self.c_op_append.val();
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.rtx_hold.q.val()
-                & (!self.rtx_wait.q.val() | !self.d_rnow.val().get_bit(31))
-            {
-                self.c.d.next = self.rtx_c.q.val();
-                self.psn.d.next = self.rtx_psn.q.val();
-                self.is_rtx.d.next = true;
-                self.op.d.next = self.c_op_rtx.val();
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if !self.rtx_hold.q.val() & self.s_axis_rtx_tvalid.val() {
-                self.s_axis_rtx_tready.next = true;
-                self.rtx_c.d.next = self.s_axis_rtx_tdata.val().conn;
-                self.rtx_psn.d.next = self.s_axis_rtx_tdata.val().psn;
-                self.rtx_hold.d.next = true;
-                self.rtx_wait.d.next = false;
-                self.c.d.next = self.s_axis_rtx_tdata.val().conn;
-                self.psn.d.next = self.s_axis_rtx_tdata.val().psn;
-                self.is_rtx.d.next = true;
-                self.op.d.next = self.c_op_rtx.val();
-                self.st.d.next = self.c_s_rd_conn.val();
-            } else if self.rr_cnt.q.val() != self.c_z17.val() {
-                self.rr_pop.next = true;
-                self.is_rtx.d.next = false;
-                self.op.d.next = self.c_op_new.val();
-                self.st.d.next = self.c_s_rr_got.val();
-            }
-        } else if self.st.q.val() == self.c_s_open_wr.val() {
-            self.mtab.conn_wr_en.next = true;
-            self.mtab.conn_wr_data.next = self.c_zero_cs.val();
-            self.mtab.conn_wr_data.next.open = true;
-            self.mtab.conn_wr_data.next.una = self.open_rec.q.val().isn;
-            self.mtab.conn_wr_data.next.nxt = self.open_rec.q.val().isn;
-            self.mtab.conn_wr_data.next.isn = self.open_rec.q.val().isn;
-            self.mtab.conn_wr_data.next.mtu_log = self.open_rec.q.val().mtu_log;
-            self.mtab.conn_wr_data.next.own_wlog = self.open_rec.q.val().own_wlog;
-            self.mtab.conn_wr_data.next.peer_cid = self.open_rec.q.val().peer_cid;
-            self.mtab.conn_wr_data.next.syn = true;
-            // A READ-response timer of an earlier incarnation stops.
-            self.rwait.d.next.conn = self.c.q.val();
-            self.rwait.d.next.wait = false;
-            self.rwait_v.d.next = true;
-            self.st.d.next = self.c_s_idle.val();
-        } else if self.st.q.val() == self.c_s_rr_got.val() {
-            self.c.d.next = self.rr.rd_data.val();
-            self.st.d.next = self.c_s_rd_conn.val();
-        } else if self.st.q.val() == self.c_s_rd_conn.val() {
-            self.st.d.next = self.c_s_got_conn.val();
-        } else if self.st.q.val() == self.c_s_got_conn.val() {
-            self.ctxw_seen.d.next = self.s_axis_ctxw_tvalid.val();
-            self.cs.d.next = self.mtab.conn_rd_data.val();
-            self.cs_n.d.next = self.mtab.conn_rd_data.val();
-            self.peer.d.next = self.mtab.peer_rd_data.val();
-            self.st.d.next = self.c_s_dispatch.val();
-        } else if self.st.q.val() == self.c_s_dispatch.val() {
-            if self.op.q.val() == self.c_op_una.val() {
-                if self.cs.q.val().open {
-                    if (self.d_una.val() != self.c_z32.val()) & !self.d_una.val().get_bit(31) {
-                        self.cs_n.d.next.una = self.una_v.q.val();
-                    }
-                    self.cs_n.d.next.syn = false;
-                    // MR-CONN-7: a connection opened without the peer's CID (0-RTT) takes it from the ACK.
-                    if self.cs.q.val().peer_cid == self.c_z24.val() {
-                        self.cs_n.d.next.peer_cid = self.una_peer.q.val();
-                    }
-                    self.cs_n.d.next.wait = false;
-                    self.op.d.next = self.c_op_rel.val();
-                    self.st.d.next = self.c_s_rel_chk.val();
-                } else {
-                    self.st.d.next = self.c_s_idle.val();
-                }
-            } else if self.op.q.val() == self.c_op_rdn.val() {
-                if self.cs.q.val().open {
-                    self.cs_n.d.next.rd_done = self.cs.q.val().rd_done + self.c_one8.val();
-                    self.cs_n.d.next.wait = false;
-                    self.op.d.next = self.c_op_rel.val();
-                    self.st.d.next = self.c_s_rel_chk.val();
-                } else {
-                    self.st.d.next = self.c_s_idle.val();
-                }
-            } else if self.op.q.val() == self.c_op_fail.val() {
-                if !self.cs.q.val().open | self.cs.q.val().err | !self.f_go.val() {
-                    self.st.d.next = self.c_s_idle.val();
-                } else {
-                    // The QP enters ERROR: one report, the sender engine stops the connection, and the
-                    // send queue is flushed from its head (MR-SEM-38).
-                    self.qerr.d.next.conn = self.c.q.val();
-                    self.qerr.d.next.status = self.fl.q.val().status;
-                    self.qerr.d.next.msn = self.f_tgt.val();
-                    self.qerr.d.next.has_msn = self.f_has.val();
-                    self.qerr_v.d.next = true;
-                    self.stop_c.d.next = self.c.q.val();
-                    self.stop_v.d.next = true;
-                    self.cs_n.d.next.err = true;
-                    self.cs_n.d.next.seg_v = false;
-                    self.cs_n.d.next.in_rr = false;
-                    self.cs_n.d.next.wait = false;
-                    self.op.d.next = self.c_op_flush.val();
-                    self.st.d.next = self.c_s_rel_chk.val();
-                }
-            } else if self.op.q.val() == self.c_op_append.val() {
-                if !self.cs.q.val().open {
-                    self.wr_hold.d.next = false;
-                    self.closed.d.next = true;
-                    self.st.d.next = self.c_s_idle.val();
-                } else if self.cs.q.val().err {
-                    // MR-SEM-38: a WR posted to a QP in ERROR completes Flushed; a READ response is dropped.
-                    self.wr_hold.d.next = false;
-                    self.m.d.next.wr_id = self.wr.q.val().wr_id;
-                    self.m.d.next.opcode = self.wr.q.val().opcode;
-                    self.m.d.next.len = self.wr.q.val().len;
-                    self.m.d.next.wqe_index = self.wr.q.val().wqe_index;
-                    self.m.d.next.status = self.c_flushed.val();
-                    self.st.d.next = self.c_s_cpl_out.val();
-                    if self.wr.q.val().opcode == self.c_read_resp.val() {
-                        self.st.d.next = self.c_s_idle.val();
-                    }
-                } else if (self.cs.q.val().count >= self.cfg_conn_msgs.val())
-                    | !self.mtab.alloc_v.val()
+        match self.st.q.val() {
+            SchedState::Idle => {
+                self.rr_push.d.next = false;
+                self.m_new.d.next = false;
+                if self.s_axis_open_tvalid.val() & !self.rwait_v.q.val() {
+                    self.s_axis_open_tready.next = true;
+                    self.open_rec.d.next = self.s_axis_open_tdata.val();
+                    self.c.d.next = self.s_axis_open_tdata.val().conn;
+                    self.st.d.next = SchedState::OpenWr;
+                } else if self.s_axis_una_tvalid.val() & !self.rwait_v.q.val() {
+                    self.s_axis_una_tready.next = true;
+                    self.c.d.next = self.s_axis_una_tdata.val().conn;
+                    self.una_v.d.next = self.s_axis_una_tdata.val().snd_una;
+                    self.una_peer.d.next = self.s_axis_una_tdata.val().peer_cid;
+                    self.op.d.next = self.c_op_una.val();
+                    self.wr_backoff.d.next = false;
+                    self.st.d.next = SchedState::RdConn;
+                } else if self.s_axis_rdone_tvalid.val() & !self.rwait_v.q.val() {
+                    self.s_axis_rdone_tready.next = true;
+                    self.c.d.next = self.s_axis_rdone_tdata.val().conn;
+                    self.op.d.next = self.c_op_rdn.val();
+                    self.wr_backoff.d.next = false;
+                    self.st.d.next = SchedState::RdConn;
+                } else if self.s_axis_fail_tvalid.val()
+                    & !self.rwait_v.q.val()
+                    & !self.qerr_v.q.val()
+                    & !self.stop_v.q.val()
                 {
-                    self.wr_backoff.d.next = true;
-                    self.st.d.next = self.c_s_idle.val();
-                } else {
-                    self.mtab.alloc_take.next = true;
-                    self.mi.d.next = self.mtab.alloc_idx.val();
-                    self.mtab.msg_wr_en.next = true;
-                    self.mtab.msg_wr_addr.next = self.mtab.alloc_idx.val();
-                    self.mtab.msg_wr_data.next = self.c_zero_m.val();
-                    self.mtab.msg_wr_data.next.wqe_index = self.wr.q.val().wqe_index;
-                    self.mtab.msg_wr_data.next.opcode = self.wr.q.val().opcode;
-                    self.mtab.msg_wr_data.next.solicited = self.wr.q.val().solicited;
-                    self.mtab.msg_wr_data.next.imm = self.wr.q.val().imm;
-                    self.mtab.msg_wr_data.next.wr_id = self.wr.q.val().wr_id;
-                    self.mtab.msg_wr_data.next.local_addr = self.wr.q.val().local_addr;
-                    self.mtab.msg_wr_data.next.lkey = self.wr.q.val().lkey;
-                    self.mtab.msg_wr_data.next.len = self.wr.q.val().len;
-                    self.mtab.msg_wr_data.next.remote_addr = self.wr.q.val().remote_addr;
-                    self.mtab.msg_wr_data.next.rkey = self.wr.q.val().rkey;
-                    self.mtab.msg_wr_data.next.status = self.wr.q.val().status;
-                    self.mtab.msg_wr_data.next.signaled = self.wr.q.val().signaled;
-                    if self.cs.q.val().count != self.c_z16.val() {
-                        self.mtab.next_wr_en.next = true;
+                    self.s_axis_fail_tready.next = true;
+                    self.fl.d.next = self.s_axis_fail_tdata.val();
+                    self.c.d.next = self.s_axis_fail_tdata.val().conn;
+                    self.op.d.next = self.c_op_fail.val();
+                    self.st.d.next = SchedState::RdConn;
+                } else if self.wr_hold.q.val() & !self.wr_backoff.q.val() {
+                    self.c.d.next = self.wr.q.val().conn;
+                    self.op.d.next = self.c_op_append.val();
+                    self.st.d.next = SchedState::RdConn;
+                } else if !self.wr_hold.q.val() & self.s_axis_wr_tvalid.val() {
+                    self.s_axis_wr_tready.next = true;
+                    self.wr.d.next = self.s_axis_wr_tdata.val();
+                    self.wr_hold.d.next = true;
+                    self.wr_backoff.d.next = false;
+                    self.c.d.next = self.s_axis_wr_tdata.val().conn;
+                    self.op.d.next = self.c_op_append.val();
+                    self.st.d.next = SchedState::RdConn;
+                } else if self.rtx_hold.q.val()
+                    & (!self.rtx_wait.q.val() | !self.d_rnow.val().get_bit(31))
+                {
+                    self.c.d.next = self.rtx_c.q.val();
+                    self.psn.d.next = self.rtx_psn.q.val();
+                    self.is_rtx.d.next = true;
+                    self.op.d.next = self.c_op_rtx.val();
+                    self.st.d.next = SchedState::RdConn;
+                } else if !self.rtx_hold.q.val() & self.s_axis_rtx_tvalid.val() {
+                    self.s_axis_rtx_tready.next = true;
+                    self.rtx_c.d.next = self.s_axis_rtx_tdata.val().conn;
+                    self.rtx_psn.d.next = self.s_axis_rtx_tdata.val().psn;
+                    self.rtx_hold.d.next = true;
+                    self.rtx_wait.d.next = false;
+                    self.c.d.next = self.s_axis_rtx_tdata.val().conn;
+                    self.psn.d.next = self.s_axis_rtx_tdata.val().psn;
+                    self.is_rtx.d.next = true;
+                    self.op.d.next = self.c_op_rtx.val();
+                    self.st.d.next = SchedState::RdConn;
+                } else if self.rr_cnt.q.val() != self.c_z17.val() {
+                    self.rr_pop.next = true;
+                    self.is_rtx.d.next = false;
+                    self.op.d.next = self.c_op_new.val();
+                    self.st.d.next = SchedState::RrGot;
+                }
+            }
+            SchedState::OpenWr => {
+                self.mtab.conn_wr_en.next = true;
+                self.mtab.conn_wr_data.next = self.c_zero_cs.val();
+                self.mtab.conn_wr_data.next.open = true;
+                self.mtab.conn_wr_data.next.una = self.open_rec.q.val().isn;
+                self.mtab.conn_wr_data.next.nxt = self.open_rec.q.val().isn;
+                self.mtab.conn_wr_data.next.isn = self.open_rec.q.val().isn;
+                self.mtab.conn_wr_data.next.mtu_log = self.open_rec.q.val().mtu_log;
+                self.mtab.conn_wr_data.next.own_wlog = self.open_rec.q.val().own_wlog;
+                self.mtab.conn_wr_data.next.peer_cid = self.open_rec.q.val().peer_cid;
+                self.mtab.conn_wr_data.next.syn = true;
+                // A READ-response timer of an earlier incarnation stops.
+                self.rwait.d.next.conn = self.c.q.val();
+                self.rwait.d.next.wait = false;
+                self.rwait_v.d.next = true;
+                self.st.d.next = SchedState::Idle;
+            }
+            SchedState::RrGot => {
+                self.c.d.next = self.rr.rd_data.val();
+                self.st.d.next = SchedState::RdConn;
+            }
+            SchedState::RdConn => {
+                self.st.d.next = SchedState::GotConn;
+            }
+            SchedState::GotConn => {
+                self.ctxw_seen.d.next = self.s_axis_ctxw_tvalid.val();
+                self.cs.d.next = self.mtab.conn_rd_data.val();
+                self.cs_n.d.next = self.mtab.conn_rd_data.val();
+                self.peer.d.next = self.mtab.peer_rd_data.val();
+                self.st.d.next = SchedState::Dispatch;
+            }
+            SchedState::Dispatch => {
+                if self.op.q.val() == self.c_op_una.val() {
+                    if self.cs.q.val().open {
+                        if (self.d_una.val() != self.c_z32.val()) & !self.d_una.val().get_bit(31) {
+                            self.cs_n.d.next.una = self.una_v.q.val();
+                        }
+                        self.cs_n.d.next.syn = false;
+                        // MR-CONN-7: a connection opened without the peer's CID (0-RTT) takes it from the ACK.
+                        if self.cs.q.val().peer_cid == self.c_z24.val() {
+                            self.cs_n.d.next.peer_cid = self.una_peer.q.val();
+                        }
+                        self.cs_n.d.next.wait = false;
+                        self.op.d.next = self.c_op_rel.val();
+                        self.st.d.next = SchedState::RelChk;
                     } else {
-                        self.cs_n.d.next.head = self.mtab.alloc_idx.val();
+                        self.st.d.next = SchedState::Idle;
                     }
-                    self.cs_n.d.next.tail = self.mtab.alloc_idx.val();
-                    self.cs_n.d.next.count = self.cs.q.val().count + self.c_one16.val();
-                    if !self.cs.q.val().seg_v {
-                        self.cs_n.d.next.seg = self.mtab.alloc_idx.val();
-                        self.cs_n.d.next.seg_v = true;
-                        self.cs_n.d.next.seg_off = self.c_z32.val();
+                } else if self.op.q.val() == self.c_op_rdn.val() {
+                    if self.cs.q.val().open {
+                        self.cs_n.d.next.rd_done = self.cs.q.val().rd_done + self.c_one8.val();
+                        self.cs_n.d.next.wait = false;
+                        self.op.d.next = self.c_op_rel.val();
+                        self.st.d.next = SchedState::RelChk;
+                    } else {
+                        self.st.d.next = SchedState::Idle;
                     }
-                    if !self.cs.q.val().in_rr {
-                        self.cs_n.d.next.in_rr = true;
-                        self.rr_push.d.next = true;
+                } else if self.op.q.val() == self.c_op_fail.val() {
+                    if !self.cs.q.val().open | self.cs.q.val().err | !self.f_go.val() {
+                        self.st.d.next = SchedState::Idle;
+                    } else {
+                        // The QP enters ERROR: one report, the sender engine stops the connection, and the
+                        // send queue is flushed from its head (MR-SEM-38).
+                        self.qerr.d.next.conn = self.c.q.val();
+                        self.qerr.d.next.status = self.fl.q.val().status;
+                        self.qerr.d.next.msn = self.f_tgt.val();
+                        self.qerr.d.next.has_msn = self.f_has.val();
+                        self.qerr_v.d.next = true;
+                        self.stop_c.d.next = self.c.q.val();
+                        self.stop_v.d.next = true;
+                        self.cs_n.d.next.err = true;
+                        self.cs_n.d.next.seg_v = false;
+                        self.cs_n.d.next.in_rr = false;
+                        self.cs_n.d.next.wait = false;
+                        self.op.d.next = self.c_op_flush.val();
+                        self.st.d.next = SchedState::RelChk;
                     }
-                    self.wr_hold.d.next = false;
-                    self.st.d.next = self.c_s_wr_conn.val();
-                }
-            } else if self.op.q.val() == self.c_op_rtx.val() {
-                if !self.cs.q.val().open
-                    | (self.d_win.val() >= self.w_len.val())
-                    | (self.cs.q.val().count == self.c_z16.val())
-                {
-                    self.rtx_hold.d.next = false;
-                    self.st.d.next = self.c_s_idle.val();
-                } else {
-                    self.mi.d.next = self.cs.q.val().head;
-                    self.st.d.next = self.c_s_rd_msg.val();
-                }
-            } else {
-                // New data.
-                if !self.cs.q.val().in_rr {
-                    self.st.d.next = self.c_s_idle.val();
-                } else if !self.cs.q.val().open | !self.cs.q.val().seg_v {
-                    self.cs_n.d.next.in_rr = false;
-                    self.st.d.next = self.c_s_wr_conn.val();
-                } else if self.cs.q.val().wait & self.d_now.val().get_bit(31) {
-                    self.rr_push.d.next = true;
-                    self.st.d.next = self.c_s_wr_conn.val();
-                } else {
-                    self.mi.d.next = self.cs.q.val().seg;
-                    self.psn.d.next = self.cs.q.val().nxt;
-                    self.st.d.next = self.c_s_rd_msg.val();
-                }
-            }
-        } else if self.st.q.val() == self.c_s_rel_chk.val() {
-            if self.cs_n.q.val().count == self.c_z16.val() {
-                self.cs_n.d.next.rd_wait = false;
-                self.rw_end.d.next = true;
-                self.st.d.next = self.c_s_wr_conn.val();
-            } else {
-                self.mi.d.next = self.cs_n.q.val().head;
-                self.st.d.next = self.c_s_rd_msg.val();
-            }
-        } else if self.st.q.val() == self.c_s_rd_msg.val() {
-            self.st.d.next = self.c_s_got_msg.val();
-        } else if self.st.q.val() == self.c_s_got_msg.val() {
-            self.m.d.next = self.mtab.msg_rd_data.val();
-            self.m_n.d.next = self.mtab.msg_rd_data.val();
-            self.nx.d.next = self.mtab.next_rd_data.val();
-            if self.op.q.val() == self.c_op_flush.val() {
-                // Every message completes: the failing one with the cause's status, a rejected one with
-                // its own, the others Flushed; READ responses (the peer's READs) are dropped.
-                self.mtab.free_en.next = true;
-                self.cs_n.d.next.head = self.mtab.next_rd_data.val();
-                self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
-                if self.mtab.msg_rd_data.val().status == self.c_z8.val() {
-                    self.m.d.next.status = self.c_flushed.val();
-                    if self.mtab.msg_rd_data.val().started
-                        & self.qerr.q.val().has_msn
-                        & (self.mtab.msg_rd_data.val().msn == self.qerr.q.val().msn)
+                } else if self.op.q.val() == self.c_op_append.val() {
+                    if !self.cs.q.val().open {
+                        self.wr_hold.d.next = false;
+                        self.closed.d.next = true;
+                        self.st.d.next = SchedState::Idle;
+                    } else if self.cs.q.val().err {
+                        // MR-SEM-38: a WR posted to a QP in ERROR completes Flushed; a READ response is dropped.
+                        self.wr_hold.d.next = false;
+                        self.m.d.next.wr_id = self.wr.q.val().wr_id;
+                        self.m.d.next.opcode = self.wr.q.val().opcode;
+                        self.m.d.next.len = self.wr.q.val().len;
+                        self.m.d.next.wqe_index = self.wr.q.val().wqe_index;
+                        self.m.d.next.status = self.c_flushed.val();
+                        self.st.d.next = SchedState::CplOut;
+                        if self.wr.q.val().opcode == self.c_read_resp.val() {
+                            self.st.d.next = SchedState::Idle;
+                        }
+                    } else if (self.cs.q.val().count >= self.cfg_conn_msgs.val())
+                        | !self.mtab.alloc_v.val()
                     {
-                        self.m.d.next.status = self.qerr.q.val().status;
+                        self.wr_backoff.d.next = true;
+                        self.st.d.next = SchedState::Idle;
+                    } else {
+                        self.mtab.alloc_take.next = true;
+                        self.mi.d.next = self.mtab.alloc_idx.val();
+                        self.mtab.msg_wr_en.next = true;
+                        self.mtab.msg_wr_addr.next = self.mtab.alloc_idx.val();
+                        self.mtab.msg_wr_data.next = self.c_zero_m.val();
+                        self.mtab.msg_wr_data.next.wqe_index = self.wr.q.val().wqe_index;
+                        self.mtab.msg_wr_data.next.opcode = self.wr.q.val().opcode;
+                        self.mtab.msg_wr_data.next.solicited = self.wr.q.val().solicited;
+                        self.mtab.msg_wr_data.next.imm = self.wr.q.val().imm;
+                        self.mtab.msg_wr_data.next.wr_id = self.wr.q.val().wr_id;
+                        self.mtab.msg_wr_data.next.local_addr = self.wr.q.val().local_addr;
+                        self.mtab.msg_wr_data.next.lkey = self.wr.q.val().lkey;
+                        self.mtab.msg_wr_data.next.len = self.wr.q.val().len;
+                        self.mtab.msg_wr_data.next.remote_addr = self.wr.q.val().remote_addr;
+                        self.mtab.msg_wr_data.next.rkey = self.wr.q.val().rkey;
+                        self.mtab.msg_wr_data.next.status = self.wr.q.val().status;
+                        self.mtab.msg_wr_data.next.signaled = self.wr.q.val().signaled;
+                        if self.cs.q.val().count != self.c_z16.val() {
+                            self.mtab.next_wr_en.next = true;
+                        } else {
+                            self.cs_n.d.next.head = self.mtab.alloc_idx.val();
+                        }
+                        self.cs_n.d.next.tail = self.mtab.alloc_idx.val();
+                        self.cs_n.d.next.count = self.cs.q.val().count + self.c_one16.val();
+                        if !self.cs.q.val().seg_v {
+                            self.cs_n.d.next.seg = self.mtab.alloc_idx.val();
+                            self.cs_n.d.next.seg_v = true;
+                            self.cs_n.d.next.seg_off = self.c_z32.val();
+                        }
+                        if !self.cs.q.val().in_rr {
+                            self.cs_n.d.next.in_rr = true;
+                            self.rr_push.d.next = true;
+                        }
+                        self.wr_hold.d.next = false;
+                        self.st.d.next = SchedState::WrConn;
+                    }
+                } else if self.op.q.val() == self.c_op_rtx.val() {
+                    if !self.cs.q.val().open
+                        | (self.d_win.val() >= self.w_len.val())
+                        | (self.cs.q.val().count == self.c_z16.val())
+                    {
+                        self.rtx_hold.d.next = false;
+                        self.st.d.next = SchedState::Idle;
+                    } else {
+                        self.mi.d.next = self.cs.q.val().head;
+                        self.st.d.next = SchedState::RdMsg;
+                    }
+                } else {
+                    // New data.
+                    if !self.cs.q.val().in_rr {
+                        self.st.d.next = SchedState::Idle;
+                    } else if !self.cs.q.val().open | !self.cs.q.val().seg_v {
+                        self.cs_n.d.next.in_rr = false;
+                        self.st.d.next = SchedState::WrConn;
+                    } else if self.cs.q.val().wait & self.d_now.val().get_bit(31) {
+                        self.rr_push.d.next = true;
+                        self.st.d.next = SchedState::WrConn;
+                    } else {
+                        self.mi.d.next = self.cs.q.val().seg;
+                        self.psn.d.next = self.cs.q.val().nxt;
+                        self.st.d.next = SchedState::RdMsg;
                     }
                 }
-                self.st.d.next = self.c_s_cpl_out.val();
-                if self.mtab.msg_rd_data.val().opcode == self.c_read_resp.val() {
-                    self.st.d.next = self.c_s_rel_chk.val();
+            }
+            SchedState::RelChk => {
+                if self.cs_n.q.val().count == self.c_z16.val() {
+                    self.cs_n.d.next.rd_wait = false;
+                    self.rw_end.d.next = true;
+                    self.st.d.next = SchedState::WrConn;
+                } else {
+                    self.mi.d.next = self.cs_n.q.val().head;
+                    self.st.d.next = SchedState::RdMsg;
                 }
-            } else if self.op.q.val() == self.c_op_rel.val() {
-                if self.m_done.val() {
+            }
+            SchedState::RdMsg => {
+                self.st.d.next = SchedState::GotMsg;
+            }
+            SchedState::GotMsg => {
+                self.m.d.next = self.mtab.msg_rd_data.val();
+                self.m_n.d.next = self.mtab.msg_rd_data.val();
+                self.nx.d.next = self.mtab.next_rd_data.val();
+                if self.op.q.val() == self.c_op_flush.val() {
+                    // Every message completes: the failing one with the cause's status, a rejected one with
+                    // its own, the others Flushed; READ responses (the peer's READs) are dropped.
                     self.mtab.free_en.next = true;
                     self.cs_n.d.next.head = self.mtab.next_rd_data.val();
                     self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
                     if self.mtab.msg_rd_data.val().status == self.c_z8.val() {
-                        self.cs_n.d.next.rel_msn =
-                            self.mtab.msg_rd_data.val().msn + self.c_one32.val();
-                        if self.mtab.msg_rd_data.val().opcode == self.c_read.val() {
-                            self.cs_n.d.next.rd_rel = self.cs_n.q.val().rd_rel + self.c_one8.val();
+                        self.m.d.next.status = self.c_flushed.val();
+                        if self.mtab.msg_rd_data.val().started
+                            & self.qerr.q.val().has_msn
+                            & (self.mtab.msg_rd_data.val().msn == self.qerr.q.val().msn)
+                        {
+                            self.m.d.next.status = self.qerr.q.val().status;
                         }
                     }
-                    if self.mtab.msg_rd_data.val().signaled {
-                        self.st.d.next = self.c_s_cpl_out.val();
-                    } else {
-                        self.st.d.next = self.c_s_rel_chk.val();
+                    self.st.d.next = SchedState::CplOut;
+                    if self.mtab.msg_rd_data.val().opcode == self.c_read_resp.val() {
+                        self.st.d.next = SchedState::RelChk;
                     }
-                } else {
-                    // The release stops here: at a READ waiting for its response (MR-REL-58) or not.
-                    self.cs_n.d.next.rd_wait = self.mtab.msg_rd_data.val().started
+                } else if self.op.q.val() == self.c_op_rel.val() {
+                    if self.m_done.val() {
+                        self.mtab.free_en.next = true;
+                        self.cs_n.d.next.head = self.mtab.next_rd_data.val();
+                        self.cs_n.d.next.count = self.cs_n.q.val().count - self.c_one16.val();
+                        if self.mtab.msg_rd_data.val().status == self.c_z8.val() {
+                            self.cs_n.d.next.rel_msn =
+                                self.mtab.msg_rd_data.val().msn + self.c_one32.val();
+                            if self.mtab.msg_rd_data.val().opcode == self.c_read.val() {
+                                self.cs_n.d.next.rd_rel =
+                                    self.cs_n.q.val().rd_rel + self.c_one8.val();
+                            }
+                        }
+                        if self.mtab.msg_rd_data.val().signaled {
+                            self.st.d.next = SchedState::CplOut;
+                        } else {
+                            self.st.d.next = SchedState::RelChk;
+                        }
+                    } else {
+                        // The release stops here: at a READ waiting for its response (MR-REL-58) or not.
+                        self.cs_n.d.next.rd_wait = self.mtab.msg_rd_data.val().started
+                            & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
+                            & !self.d_rel.val().get_bit(31)
+                            & !self.rd_ok.val();
+                        self.rw_end.d.next = true;
+                        self.st.d.next = SchedState::WrConn;
+                    }
+                } else if self.op.q.val() == self.c_op_rtx.val() {
+                    if self.mtab.msg_rd_data.val().started
                         & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
-                        & !self.d_rel.val().get_bit(31)
-                        & !self.rd_ok.val();
-                    self.rw_end.d.next = true;
-                    self.st.d.next = self.c_s_wr_conn.val();
-                }
-            } else if self.op.q.val() == self.c_op_rtx.val() {
-                if self.mtab.msg_rd_data.val().started
-                    & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
-                    & (self.d_first.val() <= self.m_span.val())
-                {
-                    self.st.d.next = self.c_s_seg1.val();
-                } else if self.mi.q.val() == self.cs.q.val().tail {
-                    self.rtx_hold.d.next = false;
-                    self.st.d.next = self.c_s_idle.val();
-                } else {
-                    self.mi.d.next = self.mtab.next_rd_data.val();
-                    self.st.d.next = self.c_s_rd_msg.val();
-                }
-            } else if !self.mtab.msg_rd_data.val().started {
-                // New data: the message starts now (MR-WIRE-30).
-                self.m_n.d.next.started = true;
-                self.m_n.d.next.first_psn = self.cs.q.val().nxt;
-                self.m_n.d.next.seg_log = self.cs.q.val().mtu_log;
-                self.m_new.d.next = true;
-                if self.mtab.msg_rd_data.val().status != self.c_z8.val() {
-                    // A rejected request: no PSN, completes in order.
-                    self.m_n.d.next.last_psn = self.cs.q.val().nxt - self.c_one32.val();
-                    if self.mi.q.val() == self.cs.q.val().tail {
-                        self.cs_n.d.next.seg_v = false;
-                        self.cs_n.d.next.in_rr = false;
-                    } else {
-                        self.cs_n.d.next.seg = self.mtab.next_rd_data.val();
-                        self.rr_push.d.next = true;
-                    }
-                    self.st.d.next = self.c_s_err_wr.val();
-                } else if self.st_full.val() {
-                    // MR-SEM-11: the connection waits (round-robin tail) until a message is released.
-                    self.cs_n.d.next = self.cs.q.val();
-                    self.cs_n.d.next.wait = true;
-                    self.cs_n.d.next.retry_at = self.now32.val() + self.cfg_poll_ns.val();
-                    self.rr_push.d.next = true;
-                    self.st.d.next = self.c_s_wr_conn.val();
-                } else {
-                    self.m_n.d.next.msn = self.cs.q.val().msn;
-                    self.cs_n.d.next.msn = self.cs.q.val().msn + self.c_one32.val();
-                    if self.consumes.val() {
-                        self.m_n.d.next.ssn = self.cs.q.val().ssn;
-                        self.cs_n.d.next.ssn = self.cs.q.val().ssn + self.c_one32.val();
-                    }
-                    self.m_n.d.next.last_psn = self.cs.q.val().nxt + self.npk.val();
-                    if (self.mtab.msg_rd_data.val().opcode == self.c_read.val())
-                        | (self.mtab.msg_rd_data.val().len == self.c_z32.val())
+                        & (self.d_first.val() <= self.m_span.val())
                     {
-                        self.m_n.d.next.last_psn = self.cs.q.val().nxt;
+                        self.st.d.next = SchedState::Seg1;
+                    } else if self.mi.q.val() == self.cs.q.val().tail {
+                        self.rtx_hold.d.next = false;
+                        self.st.d.next = SchedState::Idle;
+                    } else {
+                        self.mi.d.next = self.mtab.next_rd_data.val();
+                        self.st.d.next = SchedState::RdMsg;
                     }
-                    self.st.d.next = self.c_s_seg1.val();
+                } else if !self.mtab.msg_rd_data.val().started {
+                    // New data: the message starts now (MR-WIRE-30).
+                    self.m_n.d.next.started = true;
+                    self.m_n.d.next.first_psn = self.cs.q.val().nxt;
+                    self.m_n.d.next.seg_log = self.cs.q.val().mtu_log;
+                    self.m_new.d.next = true;
+                    if self.mtab.msg_rd_data.val().status != self.c_z8.val() {
+                        // A rejected request: no PSN, completes in order.
+                        self.m_n.d.next.last_psn = self.cs.q.val().nxt - self.c_one32.val();
+                        if self.mi.q.val() == self.cs.q.val().tail {
+                            self.cs_n.d.next.seg_v = false;
+                            self.cs_n.d.next.in_rr = false;
+                        } else {
+                            self.cs_n.d.next.seg = self.mtab.next_rd_data.val();
+                            self.rr_push.d.next = true;
+                        }
+                        self.st.d.next = SchedState::ErrWr;
+                    } else if self.st_full.val() {
+                        // MR-SEM-11: the connection waits (round-robin tail) until a message is released.
+                        self.cs_n.d.next = self.cs.q.val();
+                        self.cs_n.d.next.wait = true;
+                        self.cs_n.d.next.retry_at = self.now32.val() + self.cfg_poll_ns.val();
+                        self.rr_push.d.next = true;
+                        self.st.d.next = SchedState::WrConn;
+                    } else {
+                        self.m_n.d.next.msn = self.cs.q.val().msn;
+                        self.cs_n.d.next.msn = self.cs.q.val().msn + self.c_one32.val();
+                        if self.consumes.val() {
+                            self.m_n.d.next.ssn = self.cs.q.val().ssn;
+                            self.cs_n.d.next.ssn = self.cs.q.val().ssn + self.c_one32.val();
+                        }
+                        self.m_n.d.next.last_psn = self.cs.q.val().nxt + self.npk.val();
+                        if (self.mtab.msg_rd_data.val().opcode == self.c_read.val())
+                            | (self.mtab.msg_rd_data.val().len == self.c_z32.val())
+                        {
+                            self.m_n.d.next.last_psn = self.cs.q.val().nxt;
+                        }
+                        self.st.d.next = SchedState::Seg1;
+                    }
+                } else {
+                    self.st.d.next = SchedState::Seg1;
                 }
-            } else {
-                self.st.d.next = self.c_s_seg1.val();
             }
-        } else if self.st.q.val() == self.c_s_err_wr.val() {
-            self.mtab.msg_wr_en.next = true;
-            if self.cs.q.val().head == self.mi.q.val() {
-                self.op.d.next = self.c_op_rel.val();
-                self.st.d.next = self.c_s_rel_chk.val();
-            } else {
-                self.st.d.next = self.c_s_wr_conn.val();
+            SchedState::ErrWr => {
+                self.mtab.msg_wr_en.next = true;
+                if self.cs.q.val().head == self.mi.q.val() {
+                    self.op.d.next = self.c_op_rel.val();
+                    self.st.d.next = SchedState::RelChk;
+                } else {
+                    self.st.d.next = SchedState::WrConn;
+                }
             }
-        } else if self.st.q.val() == self.c_s_seg1.val() {
-            self.st.d.next = self.c_s_seg2.val();
-        } else if self.st.q.val() == self.c_s_seg2.val() {
-            self.st.d.next = self.c_s_seg3.val();
-        } else if self.st.q.val() == self.c_s_seg3.val() {
-            self.pm.d.next = self.seg.meta.val();
-            self.pay_len.d.next = self.seg.pay_len.val();
-            self.charged.d.next = self.seg.charged.val();
-            self.last.d.next = self.seg.last.val();
-            self.st.d.next = self.c_s_gate_req.val();
-        } else if self.st.q.val() == self.c_s_gate_req.val() {
-            self.m_axis_gate_req_tvalid.next = true;
-            if self.m_axis_gate_req_tready.val() {
-                self.st.d.next = self.c_s_gate_wait.val();
+            SchedState::Seg1 => {
+                self.st.d.next = SchedState::Seg2;
             }
-        } else if self.st.q.val() == self.c_s_gate_wait.val() {
-            self.s_axis_gate_resp_tready.next = true;
-            if self.s_axis_gate_resp_tvalid.val() {
-                self.resp.d.next = self.s_axis_gate_resp_tdata.val();
-                if self.s_axis_gate_resp_tdata.val().allow {
-                    self.st.d.next = self.c_s_sent_out.val();
-                } else if self.is_rtx.q.val() && self.s_axis_gate_resp_tdata.val().skip {
-                    // No longer needed: dropped.
+            SchedState::Seg2 => {
+                self.st.d.next = SchedState::Seg3;
+            }
+            SchedState::Seg3 => {
+                self.pm.d.next = self.seg.meta.val();
+                self.pay_len.d.next = self.seg.pay_len.val();
+                self.charged.d.next = self.seg.charged.val();
+                self.last.d.next = self.seg.last.val();
+                self.st.d.next = SchedState::GateReq;
+            }
+            SchedState::GateReq => {
+                self.m_axis_gate_req_tvalid.next = true;
+                if self.m_axis_gate_req_tready.val() {
+                    self.st.d.next = SchedState::GateWait;
+                }
+            }
+            SchedState::GateWait => {
+                self.s_axis_gate_resp_tready.next = true;
+                if self.s_axis_gate_resp_tvalid.val() {
+                    self.resp.d.next = self.s_axis_gate_resp_tdata.val();
+                    if self.s_axis_gate_resp_tdata.val().allow {
+                        self.st.d.next = SchedState::SentOut;
+                    } else if self.is_rtx.q.val() && self.s_axis_gate_resp_tdata.val().skip {
+                        // No longer needed: dropped.
+                        self.rtx_hold.d.next = false;
+                        self.rtx_wait.d.next = false;
+                        self.st.d.next = SchedState::Idle;
+                    } else if self.is_rtx.q.val() {
+                        self.rtx_wait.d.next = true;
+                        self.rtx_retry.d.next = self.retry.val();
+                        self.st.d.next = SchedState::Idle;
+                    } else {
+                        // Nothing of the attempt is committed; the connection waits (round-robin tail).
+                        self.cs_n.d.next = self.cs.q.val();
+                        self.cs_n.d.next.wait = true;
+                        self.cs_n.d.next.retry_at = self.retry.val();
+                        self.rr_push.d.next = true;
+                        self.st.d.next = SchedState::WrConn;
+                    }
+                }
+            }
+            SchedState::SentOut => {
+                self.m_axis_sent_tvalid.next = true;
+                if self.m_axis_sent_tready.val() {
+                    // The payload is requested before the header is offered: the frame builder takes a header
+                    // only when it has room, and the DMA read's latency then runs while earlier frames are sent.
+                    // Both go out in packet order, so the payload stream stays in DATA-header order.
+                    if self.pay_len.q.val() != self.c_z16.val() {
+                        self.st.d.next = SchedState::PayOut;
+                    } else {
+                        self.st.d.next = SchedState::HdrOut;
+                    }
+                }
+            }
+            SchedState::PayOut => {
+                self.m_axis_payreq_tvalid.next = true;
+                if self.m_axis_payreq_tready.val() {
+                    self.st.d.next = SchedState::HdrOut;
+                }
+            }
+            SchedState::HdrOut => {
+                self.m_axis_hdr_tvalid.next = true;
+                if self.m_axis_hdr_tready.val() {
+                    self.st.d.next = SchedState::Commit;
+                }
+            }
+            SchedState::Commit => {
+                self.wr_backoff.d.next = false;
+                if self.is_rtx.q.val() {
                     self.rtx_hold.d.next = false;
                     self.rtx_wait.d.next = false;
-                    self.st.d.next = self.c_s_idle.val();
-                } else if self.is_rtx.q.val() {
-                    self.rtx_wait.d.next = true;
-                    self.rtx_retry.d.next = self.retry.val();
-                    self.st.d.next = self.c_s_idle.val();
+                    self.st.d.next = SchedState::Idle;
                 } else {
-                    // Nothing of the attempt is committed; the connection waits (round-robin tail).
-                    self.cs_n.d.next = self.cs.q.val();
-                    self.cs_n.d.next.wait = true;
-                    self.cs_n.d.next.retry_at = self.retry.val();
+                    self.mtab.msg_wr_en.next = self.m_new.q.val();
+                    if self.m_new.q.val() & (self.m_n.q.val().opcode == self.c_read.val()) {
+                        self.rdrec_v.d.next = true;
+                        self.rdrec.d.next.conn = self.c.q.val();
+                        self.rdrec.d.next.msn = self.m_n.q.val().msn;
+                        self.rdrec.d.next.addr = self.m_n.q.val().local_addr;
+                        self.rdrec.d.next.lkey = self.m_n.q.val().lkey;
+                        self.rdrec.d.next.len = self.m_n.q.val().len;
+                    }
+                    self.cs_n.d.next.nxt = self.cs.q.val().nxt + self.c_one32.val();
+                    self.cs_n.d.next.wait = false;
                     self.rr_push.d.next = true;
-                    self.st.d.next = self.c_s_wr_conn.val();
+                    self.cont.d.next = true;
+                    if self.last.q.val() {
+                        if self.mi.q.val() == self.cs.q.val().tail {
+                            self.cs_n.d.next.seg_v = false;
+                            self.cs_n.d.next.in_rr = false;
+                            self.rr_push.d.next = false;
+                            self.cont.d.next = false;
+                        } else {
+                            self.cs_n.d.next.seg = self.nx.q.val();
+                        }
+                    }
+                    self.st.d.next = SchedState::WrConn;
                 }
             }
-        } else if self.st.q.val() == self.c_s_sent_out.val() {
-            self.m_axis_sent_tvalid.next = true;
-            if self.m_axis_sent_tready.val() {
-                // The payload is requested before the header is offered: the frame builder takes a header
-                // only when it has room, and the DMA read's latency then runs while earlier frames are sent.
-                // Both go out in packet order, so the payload stream stays in DATA-header order.
-                if self.pay_len.q.val() != self.c_z16.val() {
-                    self.st.d.next = self.c_s_pay_out.val();
-                } else {
-                    self.st.d.next = self.c_s_hdr_out.val();
+            SchedState::CplOut => {
+                self.m_axis_done_tvalid.next = true;
+                if self.m_axis_done_tready.val() {
+                    self.st.d.next = SchedState::RelChk;
                 }
             }
-        } else if self.st.q.val() == self.c_s_pay_out.val() {
-            self.m_axis_payreq_tvalid.next = true;
-            if self.m_axis_payreq_tready.val() {
-                self.st.d.next = self.c_s_hdr_out.val();
-            }
-        } else if self.st.q.val() == self.c_s_hdr_out.val() {
-            self.m_axis_hdr_tvalid.next = true;
-            if self.m_axis_hdr_tready.val() {
-                self.st.d.next = self.c_s_commit.val();
-            }
-        } else if self.st.q.val() == self.c_s_commit.val() {
-            self.wr_backoff.d.next = false;
-            if self.is_rtx.q.val() {
-                self.rtx_hold.d.next = false;
-                self.rtx_wait.d.next = false;
-                self.st.d.next = self.c_s_idle.val();
-            } else {
-                self.mtab.msg_wr_en.next = self.m_new.q.val();
-                if self.m_new.q.val() & (self.m_n.q.val().opcode == self.c_read.val()) {
-                    self.rdrec_v.d.next = true;
-                    self.rdrec.d.next.conn = self.c.q.val();
-                    self.rdrec.d.next.msn = self.m_n.q.val().msn;
-                    self.rdrec.d.next.addr = self.m_n.q.val().local_addr;
-                    self.rdrec.d.next.lkey = self.m_n.q.val().lkey;
-                    self.rdrec.d.next.len = self.m_n.q.val().len;
+            SchedState::WrConn => {
+                self.mtab.conn_wr_en.next = true;
+                self.rw_end.d.next = false;
+                if self.rw_end.q.val() & (self.cs_n.q.val().rd_wait != self.cs.q.val().rd_wait) {
+                    self.rwait.d.next.conn = self.c.q.val();
+                    self.rwait.d.next.wait = self.cs_n.q.val().rd_wait;
+                    self.rwait_v.d.next = true;
                 }
-                self.cs_n.d.next.nxt = self.cs.q.val().nxt + self.c_one32.val();
-                self.cs_n.d.next.wait = false;
-                self.rr_push.d.next = true;
-                self.cont.d.next = true;
-                if self.last.q.val() {
-                    if self.mi.q.val() == self.cs.q.val().tail {
-                        self.cs_n.d.next.seg_v = false;
-                        self.cs_n.d.next.in_rr = false;
-                        self.rr_push.d.next = false;
-                        self.cont.d.next = false;
-                    } else {
-                        self.cs_n.d.next.seg = self.nx.q.val();
+                self.rr_wr.next = self.rr_push.q.val();
+                self.st.d.next = SchedState::Idle;
+                // Continuation: the connection just sent a packet and has more, no other connection waits in the
+                // round-robin and no other operation is pending, so the round-robin would pick it again. Its
+                // state is in registers (`cs_n`, `m_n`, written back in this cycle), so its next packet is
+                // prepared at once instead of being read back from the tables.
+                if self.cont.q.val()
+                    & self.quiet.q.val()
+                    & !self.s_axis_ctxw_tvalid.val()
+                    & !self.s_axis_open_tvalid.val()
+                    & !self.s_axis_una_tvalid.val()
+                    & !self.s_axis_rdone_tvalid.val()
+                    & !self.s_axis_fail_tvalid.val()
+                    & !self.s_axis_wr_tvalid.val()
+                    & !self.s_axis_rtx_tvalid.val()
+                {
+                    self.rr_wr.next = false;
+                    self.rr_push.d.next = false;
+                    self.cs.d.next = self.cs_n.q.val();
+                    self.psn.d.next = self.cs_n.q.val().nxt;
+                    self.mi.d.next = self.cs_n.q.val().seg;
+                    self.m_new.d.next = false;
+                    self.st.d.next = SchedState::Seg1;
+                    if self.last.q.val() {
+                        // The next message: read from the table, started in `GotMsg` as from `Dispatch`.
+                        self.st.d.next = SchedState::RdMsg;
                     }
                 }
-                self.st.d.next = self.c_s_wr_conn.val();
             }
-        } else if self.st.q.val() == self.c_s_cpl_out.val() {
-            self.m_axis_done_tvalid.next = true;
-            if self.m_axis_done_tready.val() {
-                self.st.d.next = self.c_s_rel_chk.val();
+            _ => {
+                self.st.d.next = SchedState::Idle;
             }
-        } else if self.st.q.val() == self.c_s_wr_conn.val() {
-            self.mtab.conn_wr_en.next = true;
-            self.rw_end.d.next = false;
-            if self.rw_end.q.val() & (self.cs_n.q.val().rd_wait != self.cs.q.val().rd_wait) {
-                self.rwait.d.next.conn = self.c.q.val();
-                self.rwait.d.next.wait = self.cs_n.q.val().rd_wait;
-                self.rwait_v.d.next = true;
-            }
-            self.rr_wr.next = self.rr_push.q.val();
-            self.st.d.next = self.c_s_idle.val();
-            // Continuation: the connection just sent a packet and has more, no other connection waits in the
-            // round-robin and no other operation is pending, so the round-robin would pick it again. Its
-            // state is in registers (`cs_n`, `m_n`, written back in this cycle), so its next packet is
-            // prepared at once instead of being read back from the tables.
-            if self.cont.q.val()
-                & self.quiet.q.val()
-                & !self.s_axis_ctxw_tvalid.val()
-                & !self.s_axis_open_tvalid.val()
-                & !self.s_axis_una_tvalid.val()
-                & !self.s_axis_rdone_tvalid.val()
-                & !self.s_axis_fail_tvalid.val()
-                & !self.s_axis_wr_tvalid.val()
-                & !self.s_axis_rtx_tvalid.val()
-            {
-                self.rr_wr.next = false;
-                self.rr_push.d.next = false;
-                self.cs.d.next = self.cs_n.q.val();
-                self.psn.d.next = self.cs_n.q.val().nxt;
-                self.mi.d.next = self.cs_n.q.val().seg;
-                self.m_new.d.next = false;
-                self.st.d.next = self.c_s_seg1.val();
-                if self.last.q.val() {
-                    // The next message: read from the table, started in GOT_MSG as from DISPATCH.
-                    self.st.d.next = self.c_s_rd_msg.val();
-                }
-            }
-        } else {
-            self.st.d.next = self.c_s_idle.val();
         }
         self.rr.wr_en.next = self.rr_wr.val();
         if self.rr_wr.val() {
@@ -1213,7 +1220,7 @@ impl Logic for Scheduler {
             self.qerr_v.d.next = false;
             self.stop_v.d.next = false;
             self.rw_end.d.next = false;
-            self.st.d.next = self.c_s_idle.val();
+            self.st.d.next = SchedState::Idle;
             self.wr_hold.d.next = false;
             self.wr_backoff.d.next = false;
             self.rtx_hold.d.next = false;
