@@ -174,6 +174,9 @@ pub struct NsccUnit {
     dt_min: Signal<Local, Bits<64>>,
     dt_md: Signal<Local, Bits<64>>,
     srtt_or_base: Signal<Local, Bits<64>>,
+    /// `md_valid && now - last_md < srtt (or the base RTT)`, registered: taken in DECIDE, one cycle after
+    /// DELAY, which changes none of its inputs, so it is that cycle's value (MR-CC-10's once per srtt).
+    md_recent: DFF<Bit>,
     sum: Signal<Local, Bits<64>>,
     two_t: Signal<Local, Bits<64>>,
     k_zero64: Constant<Bits<64>>,
@@ -264,6 +267,7 @@ impl Default for NsccUnit {
             dt_min: Default::default(),
             dt_md: Default::default(),
             srtt_or_base: Default::default(),
+            md_recent: Default::default(),
             sum: Default::default(),
             two_t: Default::default(),
             k_zero64: Constant::new(0u64.to_bits()),
@@ -306,6 +310,7 @@ impl Logic for NsccUnit {
             min_rtt, last_d, min_stamp, last_md, md_valid, dly, dec, quad, repath_r, gap_r, done_r,
             op_a0, op_b0, op_a1, op_b1, dv0, dv1
         );
+        dff_setup!(self, clk, md_recent);
         self.mul0.clk.next = self.clk.val();
         self.mul1.clk.next = self.clk.val();
         self.div0.clk.next = self.clk.val();
@@ -346,6 +351,7 @@ impl Logic for NsccUnit {
         if self.srtt.q.val() == self.k_zero64.val() {
             self.srtt_or_base.next = self.cfg_base_rtt_ns.val();
         }
+        self.md_recent.d.next = self.md_valid.q.val() && self.dt_md.val() < self.srtt_or_base.val();
         self.sum.next = self.cwnd.q.val() + self.div0.quotient.val();
         self.two_t.next = self.cfg_target_ns.val() + self.cfg_target_ns.val();
         self.done_r.d.next = false;
@@ -454,7 +460,7 @@ impl Logic for NsccUnit {
             } else {
                 // MR-CC-10 / MR-CC-12: at most once per srtt.
                 self.quad.d.next = self.k_q_md.val();
-                if !(self.md_valid.q.val() && self.dt_md.val() < self.srtt_or_base.val()) {
+                if !self.md_recent.q.val() {
                     self.dec.d.next = true;
                     self.op_a0.d.next = self.cwnd.q.val();
                     self.op_b0.d.next = self.dly.q.val() - self.cfg_target_ns.val();
