@@ -200,6 +200,8 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     c2qv: SdpRam<Bit, CB>,
     ssnb: SdpRam<Bits<16>, CB>,
     state: DFF<Bits<4>>,
+    /// S4's next state (taken at the end of the update).
+    ns4: Signal<Local, Bits<4>>,
     kind: DFF<Bits<2>>,
     conn_r: DFF<Bits<CB>>,
     qp_r: DFF<Bits<QB>>,
@@ -242,14 +244,6 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     c_slot: Signal<Local, Bits<3>>,
     c_sel: Signal<Local, RqeEnt>,
     c_hit: Signal<Local, Bit>,
-    c_m0: Signal<Local, Bit>,
-    c_m1: Signal<Local, Bit>,
-    c_m2: Signal<Local, Bit>,
-    c_m3: Signal<Local, Bit>,
-    c_m4: Signal<Local, Bit>,
-    c_m5: Signal<Local, Bit>,
-    c_m6: Signal<Local, Bit>,
-    c_m7: Signal<Local, Bit>,
     idx_p: DFF<Bits<16>>,
     hit_p: DFF<Bit>,
     c_wr: Signal<Local, Bit>,
@@ -385,6 +379,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             c2qv: SdpRam::new(1 << CB),
             ssnb: SdpRam::new(1 << CB),
             state: Default::default(),
+            ns4: Default::default(),
             kind: Default::default(),
             conn_r: Default::default(),
             qp_r: Default::default(),
@@ -421,14 +416,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             c_slot: Default::default(),
             c_sel: Default::default(),
             c_hit: Default::default(),
-            c_m0: Default::default(),
-            c_m1: Default::default(),
-            c_m2: Default::default(),
-            c_m3: Default::default(),
-            c_m4: Default::default(),
-            c_m5: Default::default(),
-            c_m6: Default::default(),
-            c_m7: Default::default(),
             idx_p: Default::default(),
             hit_p: Default::default(),
             c_wr: Default::default(),
@@ -644,17 +631,14 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.take_o.val() {
             self.conn_r.d.next = self.oconn.val().get_bits::<CB>(0);
             self.kind.d.next = self.k_k_open.v.val();
-            self.state.d.next = self.k_s_1.v.val();
         }
         if self.take_q.val() {
             self.conn_r.d.next = self.qconn.val().get_bits::<CB>(0);
             self.kind.d.next = self.k_k_pop.v.val();
-            self.state.d.next = self.k_s_1.v.val();
         }
         if self.take_f.val() {
             self.conn_r.d.next = self.pf_conn.q.val();
             self.kind.d.next = self.k_k_pf.v.val();
-            self.state.d.next = self.k_s_1.v.val();
             self.pf_v.d.next = false;
         }
         if self.take_p.val() {
@@ -662,7 +646,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.meta.d.next = self.s_axis_pkt_tdata.val();
             self.chk.d.next = self.s_axis_pkt_tuser.val();
             self.kind.d.next = self.k_k_pkt.v.val();
-            self.state.d.next = self.k_s_1.v.val();
         }
         self.c2q.rd_addr.next = self.conn_r.q.val();
         self.c2qv.rd_addr.next = self.conn_r.q.val();
@@ -730,61 +713,36 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         // The RQE cache: entry `idx mod 8` holds RQE `idx` of QP `qp` if `v`.
         self.x_qp16.i.next = self.qp_r.q.val();
         self.c_slot.next = self.idx.val().get_bits::<3>(0);
+        // The slot's entry, selected in parallel (a case on the slot, not a chain of overrides).
         self.c_sel.next = self.ce0.q.val();
-        if self.c_slot.val() == 1 {
-            self.c_sel.next = self.ce1.q.val();
+        match self.c_slot.val().index() {
+            1 => {
+                self.c_sel.next = self.ce1.q.val();
+            }
+            2 => {
+                self.c_sel.next = self.ce2.q.val();
+            }
+            3 => {
+                self.c_sel.next = self.ce3.q.val();
+            }
+            4 => {
+                self.c_sel.next = self.ce4.q.val();
+            }
+            5 => {
+                self.c_sel.next = self.ce5.q.val();
+            }
+            6 => {
+                self.c_sel.next = self.ce6.q.val();
+            }
+            7 => {
+                self.c_sel.next = self.ce7.q.val();
+            }
+            _ => {}
         }
-        if self.c_slot.val() == 2 {
-            self.c_sel.next = self.ce2.q.val();
-        }
-        if self.c_slot.val() == 3 {
-            self.c_sel.next = self.ce3.q.val();
-        }
-        if self.c_slot.val() == 4 {
-            self.c_sel.next = self.ce4.q.val();
-        }
-        if self.c_slot.val() == 5 {
-            self.c_sel.next = self.ce5.q.val();
-        }
-        if self.c_slot.val() == 6 {
-            self.c_sel.next = self.ce6.q.val();
-        }
-        if self.c_slot.val() == 7 {
-            self.c_sel.next = self.ce7.q.val();
-        }
-        // Every entry compared at once, then the one of the slot chosen.
-        self.c_m0.next = self.ce0.q.val().v
-            & (self.ce0.q.val().qp == self.x_qp16.o.val())
-            & (self.ce0.q.val().idx == self.idx.val());
-        self.c_m1.next = self.ce1.q.val().v
-            & (self.ce1.q.val().qp == self.x_qp16.o.val())
-            & (self.ce1.q.val().idx == self.idx.val());
-        self.c_m2.next = self.ce2.q.val().v
-            & (self.ce2.q.val().qp == self.x_qp16.o.val())
-            & (self.ce2.q.val().idx == self.idx.val());
-        self.c_m3.next = self.ce3.q.val().v
-            & (self.ce3.q.val().qp == self.x_qp16.o.val())
-            & (self.ce3.q.val().idx == self.idx.val());
-        self.c_m4.next = self.ce4.q.val().v
-            & (self.ce4.q.val().qp == self.x_qp16.o.val())
-            & (self.ce4.q.val().idx == self.idx.val());
-        self.c_m5.next = self.ce5.q.val().v
-            & (self.ce5.q.val().qp == self.x_qp16.o.val())
-            & (self.ce5.q.val().idx == self.idx.val());
-        self.c_m6.next = self.ce6.q.val().v
-            & (self.ce6.q.val().qp == self.x_qp16.o.val())
-            & (self.ce6.q.val().idx == self.idx.val());
-        self.c_m7.next = self.ce7.q.val().v
-            & (self.ce7.q.val().qp == self.x_qp16.o.val())
-            & (self.ce7.q.val().idx == self.idx.val());
-        self.c_hit.next = ((self.c_slot.val() == 0) & self.c_m0.val())
-            | ((self.c_slot.val() == 1) & self.c_m1.val())
-            | ((self.c_slot.val() == 2) & self.c_m2.val())
-            | ((self.c_slot.val() == 3) & self.c_m3.val())
-            | ((self.c_slot.val() == 4) & self.c_m4.val())
-            | ((self.c_slot.val() == 5) & self.c_m5.val())
-            | ((self.c_slot.val() == 6) & self.c_m6.val())
-            | ((self.c_slot.val() == 7) & self.c_m7.val());
+        // A hit: the slot's entry holds this RQE of this QP.
+        self.c_hit.next = self.c_sel.val().v
+            & (self.c_sel.val().qp == self.x_qp16.o.val())
+            & (self.c_sel.val().idx == self.idx.val());
         // The lookup's result, registered: at S3 for a packet or a prefetch (their index is a register), at
         // S4 for a pop (its index is the RQ's consumer index, read at S4), used one state later.
         if ((self.state.q.val() == self.k_s_3.v.val())
@@ -798,24 +756,25 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.c_wslot.next = self.c_slot.val();
         self.c_new.next = self.c_sel.val();
         self.pf_k.next = self.idx.val() - self.ci.val();
+        self.ns4.next = self.state.q.val();
         if self.state.q.val() == self.k_s_4.v.val() {
             self.desc.d.next.addr = self.ent.val().base + (self.slot64.o.val() << 5u64);
             self.desc.d.next.len = self.k_len32.v.val();
             self.desc.d.next.tag = self.idx.val();
             if self.kind.q.val() == self.k_k_open.v.val() {
                 self.ssnb.wr_en.next = true;
-                self.state.d.next = self.k_s_idle.v.val();
+                self.ns4.next = self.k_s_idle.v.val();
             } else if self.kind.q.val() == self.k_k_pf.v.val() {
                 // Prefetch: read the RQE if it is posted, within the cache's reach of the consumer index (its
                 // entry holds no unconsumed RQE), not cached, and the connection still on that QP.
-                self.state.d.next = self.k_s_idle.v.val();
+                self.ns4.next = self.k_s_idle.v.val();
                 if self.qv_r.q.val()
                     & (self.qp_r.q.val() == self.pf_qp.q.val())
                     & (self.pf_k.val() < (self.pi.val() - self.ci.val()))
                     & (self.pf_k.val() < self.k_ahead.v.val())
                     & !self.hit_p.q.val()
                 {
-                    self.state.d.next = self.k_s_desc.v.val();
+                    self.ns4.next = self.k_s_desc.v.val();
                     self.pf_fidx.d.next = self.pf_idx.q.val();
                     self.pf_fqp.d.next = self.x_qp16.o.val();
                     self.pf_fconn.d.next = self.conn_r.q.val();
@@ -827,10 +786,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.popped.d.next.cqn = self.ent.val().cqn;
                 self.popped.d.next.index = self.ci.val();
                 if !self.qv_r.q.val() | (self.pi.val() == self.ci.val()) {
-                    self.state.d.next = self.k_s_pout.v.val();
+                    self.ns4.next = self.k_s_pout.v.val();
                 } else {
                     // S5 looks the RQE up in the cache.
-                    self.state.d.next = self.k_s_5.v.val();
+                    self.ns4.next = self.k_s_5.v.val();
                 }
             } else {
                 self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
@@ -839,7 +798,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
                 }
                 // The packet is done unless it needs its RQE: it waits on the output, the FSM is free.
-                self.state.d.next = self.k_s_idle.v.val();
+                self.ns4.next = self.k_s_idle.v.val();
                 self.opend.d.next = true;
                 if self.examined.val() & self.is_send.val() {
                     self.chk.d.next.rqe_index = self.idx.val();
@@ -879,10 +838,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                         // Its RQE is the prefetch in flight: looked up again until that fills the cache. Also
                         // when the answer came in the lookup's own cycle (the lookup did not see the fill, and
                         // the prefetch is no longer in flight): a read would fetch the RQE a second time.
-                        self.state.d.next = self.k_s_3.v.val();
+                        self.ns4.next = self.k_s_3.v.val();
                         self.opend.d.next = false;
                     } else {
-                        self.state.d.next = self.k_s_desc.v.val();
+                        self.ns4.next = self.k_s_desc.v.val();
                         self.opend.d.next = false;
                     }
                 }
@@ -1005,6 +964,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.m_axis_popped_tvalid.next = self.state.q.val() == self.k_s_pout.v.val();
         if (self.state.q.val() == self.k_s_pout.v.val()) & self.m_axis_popped_tready.val() {
             self.state.d.next = self.k_s_idle.v.val();
+        }
+        // A request taken in IDLE starts the lookup, and S4 goes where it decided (`ns4`). Written last: the
+        // other states' transitions are exclusive with them, and their decisions on the cycle's inputs then
+        // pass through none of them.
+        if self.take_o.val() | self.take_q.val() | self.take_f.val() | self.take_p.val() {
+            self.state.d.next = self.k_s_1.v.val();
+        }
+        if self.state.q.val() == self.k_s_4.v.val() {
+            self.state.d.next = self.ns4.val();
         }
         if self.rst.val() {
             self.state.d.next = self.k_s_idle.v.val();
