@@ -41,9 +41,7 @@
 //!
 //! Timing: open 3 cycles, sent 5, ACK `words + 9` cycles where `words` (<= 65) is the number of 4-PSN RAM
 //! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle), a run `words + 8`, a NACK or look-up 7; the clean and
-//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. The clean output
-//! has a second slot behind its register, so the scan's room for a clean word is a flip-flop (that slot empty)
-//! rather than the consumer's ready of the cycle. A scanned word is
+//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. A scanned word is
 //! written back in the cycle its lanes decide; what the lanes add up (counts, bytes, the highest acknowledged
 //! PSN, the RACK TS, the earliest pending deadline) goes through three accumulation stages (a 4-lane tree, then
 //! the fold into the connection or run), and the run ends three cycles after its last word. One idle cycle
@@ -515,8 +513,6 @@ pub struct AckProc {
     clean_pend: DFF<Bit>,
     lost_w: DFF<LaneWord>,
     clean_w: DFF<LaneWord>,
-    clean_pend2: DFF<Bit>,
-    clean_w2: DFF<LaneWord>,
     nlost: DFF<Bits<16>>,
     rk_armed: DFF<Bit>,
     rk_at: DFF<Bits<32>>,
@@ -785,8 +781,6 @@ impl AckProc {
             clean_pend: Default::default(),
             lost_w: Default::default(),
             clean_w: Default::default(),
-            clean_pend2: Default::default(),
-            clean_w2: Default::default(),
             nlost: Default::default(),
             rk_armed: Default::default(),
             rk_at: Default::default(),
@@ -911,7 +905,6 @@ impl Logic for AckProc {
             p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack,
             p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
         );
-        dff_setup!(self, clk, clean_pend2, clean_w2);
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
         // is read continuously; a pop comes at least two cycles after the push before it (commands are
@@ -1288,18 +1281,11 @@ impl Logic for AckProc {
         if self.m_axis_lost_tready.val() {
             self.lost_pend.d.next = false;
         }
-        // The clean words leave through two slots (head, then a second), so that the scan's room for a word is a
-        // flip-flop (the second slot empty) and not the EV set's ready of this cycle.
-        if self.m_axis_clean_tready.val() && self.clean_pend.q.val() {
-            if self.clean_pend2.q.val() {
-                self.clean_w.d.next = self.clean_w2.q.val();
-                self.clean_pend2.d.next = false;
-            } else {
-                self.clean_pend.d.next = false;
-            }
+        if self.m_axis_clean_tready.val() {
+            self.clean_pend.d.next = false;
         }
         self.lost_space.next = !self.lost_pend.q.val() || self.m_axis_lost_tready.val();
-        self.clean_space.next = !self.clean_pend2.q.val();
+        self.clean_space.next = !self.clean_pend.q.val() || self.m_axis_clean_tready.val();
         // Outputs.
         self.m_axis_res_tvalid.next = self.res_pend.q.val();
         self.m_axis_una_tvalid.next = self.una_pend.q.val();
@@ -1533,15 +1519,8 @@ impl Logic for AckProc {
             } else {
                 self.psn_ram.wr_en.next = true;
                 if self.cw_l.val().mask != self.k_zero4.val() {
-                    // The second slot is empty here (`clean_space`): the word goes to the head unless the head
-                    // stays taken this cycle.
-                    if self.clean_pend.q.val() && !self.m_axis_clean_tready.val() {
-                        self.clean_pend2.d.next = true;
-                        self.clean_w2.d.next = self.cw_l.val();
-                    } else {
-                        self.clean_pend.d.next = true;
-                        self.clean_w.d.next = self.cw_l.val();
-                    }
+                    self.clean_pend.d.next = true;
+                    self.clean_w.d.next = self.cw_l.val();
                 }
                 self.word_l.next.i0 = self.lane0.inflight_out.val();
                 self.word_l.next.a0 = self.lane0.acked_out.val();
@@ -1964,7 +1943,6 @@ impl Logic for AckProc {
             self.cres_pend.d.next = false;
             self.lost_pend.d.next = false;
             self.clean_pend.d.next = false;
-            self.clean_pend2.d.next = false;
         }
     }
 }

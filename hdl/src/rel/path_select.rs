@@ -62,8 +62,7 @@
 //!
 //! The next command is taken once the previous one has finished and its result (if any) was taken; clean
 //! beats are not taken in a cycle where a command is valid. Every output is a register or a small function of
-//! registers (`s_axis_clean_tready` also of `s_axis_cmd_tvalid`); `s_axis_cmd_tready` is a register, loaded from
-//! the next state, so that a user's choice on it starts from a flip-flop. Wide comparisons against `now` and
+//! registers (`s_axis_clean_tready` also of `s_axis_cmd_tvalid`). Wide comparisons against `now` and
 //! `frozen_until` are split in 32-bit halves over two register stages. Mapped for UltraScale+ (`synth_xilinx
 //! -family xcup`), the logic without the RAM is about 10.6k LUTs and 3.3k flip-flops (the constant
 //! multiplications in LUTs and carry chains, no DSP), with at most 8 LUT/MUXF levels between registers.
@@ -431,8 +430,6 @@ struct Build {
     /// Registers whose assignment conditions are mutually exclusive: their next value is an AND-OR of the
     /// assignments (a shallow tree) instead of a priority chain.
     excl: Vec<N>,
-    /// Wires carrying a register's next value (`next`), driven when the netlist is finished.
-    nexts: Vec<(N, N)>,
 }
 
 impl Build {
@@ -447,14 +444,6 @@ impl Build {
         if let Some(e) = self.asg.iter_mut().find(|e| e.0 == r) {
             e.1.push((c, v));
         }
-    }
-
-    /// A wire carrying `r`'s next value, for a register that must hold a function of it (a registered
-    /// decode, so that its users see one flip-flop instead of the decode of `r`).
-    fn next(&mut self, r: N) -> N {
-        let w = self.n.wire(self.n.width(r));
-        self.nexts.push((r, w));
-        w
     }
 
     fn setk(&mut self, r: N, c: N, k: u64) {
@@ -493,9 +482,6 @@ impl Build {
                 d
             };
             self.n.set_d(r, d, None);
-            for &(_, w) in self.nexts.iter().filter(|x| x.0 == r) {
-                self.n.drive(w, d);
-            }
         }
         self.n
     }
@@ -646,7 +632,6 @@ impl PathCore {
             n: Net::new(),
             asg: Vec::new(),
             excl: Vec::new(),
-            nexts: Vec::new(),
         };
         let pm = (p - 1) as u64;
         let cf = cmd_fields();
@@ -758,17 +743,7 @@ impl PathCore {
         // ---- handshakes
         let nbv = b.n.not(b_v);
         let nres = b.n.not(res_v);
-        // Ready for a command in RUN with no command held and no result waiting, registered from the next
-        // values of the three, so that the engine's state choice starts from a flip-flop.
-        let st_n = b.next(st);
-        let bv_n = b.next(b_v);
-        let res_n = b.next(res_v);
-        let run_n = b.n.eqk(st_n, S_RUN);
-        let nbv_n = b.n.not(bv_n);
-        let nres_n = b.n.not(res_n);
-        let rdy_n = b.and3(run_n, nbv_n, nres_n);
-        // Reset leaves the unit in RUN with nothing held: ready.
-        let cmd_rdy = b.n.dff(rdy_n, None, 1);
+        let cmd_rdy = b.and3(s_run, nbv, nres);
         let ncmdv = b.n.not(cmd_v);
         let bfree = b.n.or(nbv, b_hit);
         let cl_rdy = b.and3(s_run, bfree, ncmdv);

@@ -27,16 +27,11 @@
 //! Operation: one command at a time, chosen in idle or in the write-back cycle that ends the previous command
 //! (the next command reads the RAM from the following cycle on, after the write), with the priority open >
 //! stop > pacing write-back > held gate request > sent > gate request > feedback > timer, so a command always
-//! reads the state the previous one wrote (no forwarding is needed). A gate request and an open are taken
-//! from the cycle after they arrive on: their connection's comparison with the pacing connection, which the
-//! choice needs, is registered from the input the cycle before; that costs a cycle only when the engine was
-//! idle at the arrival. (Feedback is taken in its first cycle: the receive path hands it over without a queue,
-//! and a cycle more per ACK let the 1 % loss runs of `metaroce demo` discard frames at the receiver.) Gate
-//! requests and sent reports go before feedback because the transmit path waits for them while its datapath
-//! drains (an ACK taken a little later is an ACK that arrived a little later); after an allowed gate answer,
-//! feedback and timers wait up to 7 cycles for the packet's sent report, so the report is not held behind an
-//! ACK (about 40 cycles). With an ACK per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of
-//! the cycles.
+//! reads the state the previous one wrote (no forwarding is needed). Gate requests and sent reports go before
+//! feedback because the transmit path waits for them while its datapath drains (an ACK taken a little later
+//! is an ACK that arrived a little later); after an allowed gate answer, feedback and timers wait up to 7
+//! cycles for the packet's sent report, so the report is not held behind an ACK (about 40 cycles). With an ACK
+//! per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
 //! The one computation that runs beside the commands is an allowed packet's pacing gap, in a second NSCC
 //! instance (`pacer`): it starts at the gate's decision when the instance is free, else with the
 //! packet's sent report (taken only once the instance is free); a gate request or an open of the paced
@@ -207,20 +202,6 @@ pub mod rec {
 }
 
 pub use rec::{EngSt, Zx16n, Zx16w};
-/// The input the next command comes from, chosen in the write-back or idle cycle (`arb`), in priority order.
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-enum ArbSel {
-    None,
-    Open,
-    Stop,
-    Pace,
-    Held,
-    Sent,
-    Gate,
-    Fb,
-    Fire,
-}
-
 /// The engine's states (`state`; `nret` and `dret` hold the state a sub-sequence returns to).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum EngState {
@@ -386,11 +367,6 @@ pub struct SenderEngine {
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
     slot_ok: Signal<Local, Bit>,
-    slot_ok_r: DFF<Bit>,
-    /// The RTT estimator's sample, `max(sample, 1)` (as the model passes it), and whether the sample is a valid
-    /// one (below 2^31): registered from `sample` the cycle after AckH (in Rtt), used in AckRt.
-    rtt_sample: DFF<Bits<64>>,
-    rtt_sample_ok: DFF<Bit>,
     k_one17: Constant<Bits<17>>,
     k_zero17: Constant<Bits<17>>,
     rtt: RttUnit,
@@ -418,15 +394,6 @@ pub struct SenderEngine {
     /// request in `req` arrived at `req_at`.
     req_seen_v: DFF<Bit>,
     req_seen_at: DFF<Bits<32>>,
-    /// The arbitration's comparisons of the waiting gate request's and open's connections with the pacing
-    /// connection, registered: valid for a request seen the cycle before (`req_seen_v`, `open_seen`) unless
-    /// the pacing connection was just loaded (`pace_new`).
-    gate_clash: DFF<Bit>,
-    open_clash: DFF<Bit>,
-    open_seen: DFF<Bit>,
-    pace_new: DFF<Bit>,
-    /// The command's source chosen this cycle.
-    arb: Signal<Local, ArbSel>,
     req_at: DFF<Bits<32>>,
     /// The time the request in `req` became eligible: the later of its arrival and the connection's pacing
     /// time (taken in `GEv`, before the pacing time is disarmed).
@@ -676,9 +643,6 @@ impl SenderEngine {
             resv: Default::default(),
             resv17: Default::default(),
             slot_ok: Default::default(),
-            slot_ok_r: Default::default(),
-            rtt_sample: Default::default(),
-            rtt_sample_ok: Default::default(),
             k_one17: Constant::new(1u64.to_bits()),
             k_zero17: Constant::new(0u64.to_bits()),
             rtt: Default::default(),
@@ -694,11 +658,6 @@ impl SenderEngine {
             g_t0: Default::default(),
             req_seen_v: Default::default(),
             req_seen_at: Default::default(),
-            gate_clash: Default::default(),
-            open_clash: Default::default(),
-            open_seen: Default::default(),
-            pace_new: Default::default(),
-            arb: Default::default(),
             req_at: Default::default(),
             g_elig: Default::default(),
             g_conn: Default::default(),
@@ -886,25 +845,7 @@ impl Logic for SenderEngine {
             rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
             det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
-        dff_setup!(
-            self,
-            clk,
-            req_seen_v,
-            req_seen_at,
-            req_at,
-            g_elig,
-            slot_ok_r
-        );
-        dff_setup!(
-            self,
-            clk,
-            rtt_sample,
-            rtt_sample_ok,
-            gate_clash,
-            open_clash,
-            open_seen,
-            pace_new
-        );
+        dff_setup!(self, clk, req_seen_v, req_seen_at, req_at, g_elig);
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
@@ -938,9 +879,6 @@ impl Logic for SenderEngine {
         }
         self.slot_ok.next =
             self.snd_ram.rd_data.val().has_slot || self.ackp.free_slots.val() > self.resv17.val();
-        // Registered for GDec: a new packet's request is in GEv the cycle before, its connection's word on the
-        // read port; no slot is taken or released while the engine decides a request.
-        self.slot_ok_r.d.next = self.slot_ok.val();
         if self.ackp.slot_alloc.val() {
             self.resv.d.next = false;
         }
@@ -1241,15 +1179,13 @@ impl Logic for SenderEngine {
         self.s_axis_gate_req_tready.next = false;
         // RTT estimator.
         self.rtt.in_valid.next = false;
-        self.rtt_sample.d.next = self.s64.val();
-        if self.sample.q.val() == self.k_zero32.val() {
-            self.rtt_sample.d.next = 1.into();
-        }
-        self.rtt_sample_ok.d.next = self.sample.q.val() < self.k_half.val();
         self.rtt.upd_sample.next =
-            self.state.q.val() == EngState::AckRt && self.rtt_sample_ok.q.val();
+            self.state.q.val() == EngState::AckRt && self.sample.q.val() < self.k_half.val();
         self.rtt.upd_timeout.next = self.state.q.val() == EngState::RtoT;
-        self.rtt.sample.next = self.rtt_sample.q.val();
+        self.rtt.sample.next = self.s64.val();
+        if self.sample.q.val() == self.k_zero32.val() {
+            self.rtt.sample.next = 1.into();
+        }
         self.rtt.st_in.next = self.rst_l.val();
         self.rtt.cfg_rto_min_ns.next = self.cfg_rto_min_ns.val();
         self.rtt.cfg_rto_init_ns.next = self.cfg_rto_init_ns.val();
@@ -1330,12 +1266,6 @@ impl Logic for SenderEngine {
             self.req_seen_v.d.next = true;
             self.req_seen_at.d.next = self.now32.val();
         }
-        self.gate_clash.d.next = self.s_axis_gate_req_tdata.val().conn == self.pace_conn.q.val();
-        self.open_clash.d.next = self.s_axis_open_tdata.val().conn == self.pace_conn.q.val();
-        // (An open is taken in `Open`: in any other cycle it stays at the input.)
-        self.open_seen.d.next =
-            self.s_axis_open_tvalid.val() && self.state.q.val() != EngState::Open;
-        self.pace_new.d.next = false;
         // ---- One NSCC event (kind nk) on the loaded state, its result into the connection's state: in `Nscc`
         // (then nret), and in `AckCc` beside the ACK's detection run until it is done (cc_ok).
         if self.state.q.val() == EngState::Nscc
@@ -1432,7 +1362,6 @@ impl Logic for SenderEngine {
                     self.pacer.start.next = true;
                     self.pace_busy.d.next = true;
                     self.pace_conn.d.next = self.conn.q.val();
-                    self.pace_new.d.next = true;
                 }
                 self.pre_paced.d.next = false;
                 self.state.d.next = EngState::Wb;
@@ -1838,9 +1767,7 @@ impl Logic for SenderEngine {
                 } else if self.rnr_block.val() {
                     self.resp.d.next.allow = false;
                     self.resp.d.next.retry_at = self.est_l.val().rnr_until;
-                } else if self.gate.resp.val().allow
-                    && !self.req.q.val().rtx
-                    && !self.slot_ok_r.q.val()
+                } else if self.gate.resp.val().allow && !self.req.q.val().rtx && !self.slot_ok.val()
                 {
                     // No window slot free: wait (re-polled like a refusal that waits for an ACK).
                     self.resp.d.next.allow = false;
@@ -1862,7 +1789,6 @@ impl Logic for SenderEngine {
                         self.pacer.bytes.next = self.zx_g.val().into();
                         self.pace_busy.d.next = true;
                         self.pace_conn.d.next = self.conn.q.val();
-                        self.pace_new.d.next = true;
                         self.pace_t0.d.next = self.g_elig.q.val();
                         self.pre_paced.d.next = true;
                     }
@@ -1925,68 +1851,10 @@ impl Logic for SenderEngine {
             }
             _ => {}
         }
-        // The next command's source, in priority order (each `if` below overrides the ones before it):
-        // - an open, unless it waits for the pacing result of its connection's previous life to be written;
-        // - a stop; a pacing result to write; the held gate request once its pacing time has come;
-        // - a sent report, one pacing computation at a time (none to start when the gate started it);
-        // - a gate request, unless it waits for its connection's pacing time of the last transmission. It goes
-        //   before feedback: the transmit path waits for the answer while its datapath drains, and an ACK or
-        //   NACK taken a little later is the same as one that arrived a little later;
-        // - feedback, which waits while an advance of snd_una is not taken or the retransmission FIFO could not
-        //   take a whole window's declarations, so a command never blocks on its outputs (gate requests and
-        //   sent reports, which the transmit path waits for, go on meanwhile);
-        // - a timer fire.
-        // The gate request and the open are taken the cycle after they were first seen, with their
-        // connection's comparison registered (feedback in its first cycle, see the module's doc).
-        self.arb.next = ArbSel::None;
-        if self.wheel.m_axis_fire_tvalid.val()
-            && self.sent_wait.q.val() == self.k_zero3.val()
-            && !self.held_v.q.val()
-            && self.rtx_room.val()
-        {
-            self.arb.next = ArbSel::Fire;
-        }
-        if self.s_axis_fb_tvalid.val()
-            && self.sent_wait.q.val() == self.k_zero3.val()
-            && !self.held_v.q.val()
-            && !self.una_v.q.val()
-            && self.rtx_room.val()
-            && !(self.fatal.val() && self.err_pend.q.val())
-        {
-            self.arb.next = ArbSel::Fb;
-        }
-        if self.s_axis_gate_req_tvalid.val()
-            && self.req_seen_v.q.val()
-            && !self.resp_valid.q.val()
-            && !self.held_v.q.val()
-            && (!self.pace_busy.q.val() || !(self.pace_new.q.val() || self.gate_clash.q.val()))
-        {
-            self.arb.next = ArbSel::Gate;
-        }
-        if self.s_axis_sent_tvalid.val()
-            && (self.pre_paced.q.val() || (!self.pace_busy.q.val() && self.pacer.ready.val()))
-        {
-            self.arb.next = ArbSel::Sent;
-        }
-        if self.held_v.q.val() && (self.now32.val() - self.held_until.q.val()) < self.k_half.val() {
-            self.arb.next = ArbSel::Held;
-        }
-        if self.pace_res.q.val() {
-            self.arb.next = ArbSel::Pace;
-        }
-        if self.stop_v.q.val() {
-            self.arb.next = ArbSel::Stop;
-        }
-        if self.s_axis_open_tvalid.val()
-            && self.open_seen.q.val()
-            && !(self.pace_busy.q.val() && (self.pace_new.q.val() || self.open_clash.q.val()))
-        {
-            self.arb.next = ArbSel::Open;
-        }
         // A command ends with its write-back, in whose cycle the next one is chosen: the RAM is read from the
         // next cycle on, after the write. (The choice comes after every other state's assignments, which are
         // exclusive with it, so its decision on this cycle's inputs reaches the registers through no further
-        // selection; each source's assignments are one arm of a `match` on the source.)
+        // selection.)
         if self.state.q.val() == EngState::Wb {
             self.state.d.next = EngState::Idle;
         }
@@ -1997,71 +1865,94 @@ impl Logic for SenderEngine {
             self.det_iss.d.next = false;
             self.det_ok.d.next = false;
             self.det_lost.d.next = false;
-            match self.arb.val() {
-                ArbSel::Open => {
-                    self.conn.d.next = self.s_axis_open_tdata.val().conn;
-                    self.state.d.next = EngState::Open;
-                }
-                ArbSel::Stop => {
-                    self.stop_v.d.next = false;
-                    self.conn.d.next = self.stop_c.q.val();
-                    self.state.d.next = EngState::StopRd;
-                }
-                ArbSel::Pace => {
-                    self.conn.d.next = self.pace_conn.q.val();
-                    self.state.d.next = EngState::PwH;
-                }
-                ArbSel::Held => {
-                    // The held gate request's pacing time has come: decided again.
-                    self.held_v.d.next = false;
-                    self.conn.d.next = self.req.q.val().conn;
-                    self.state.d.next = EngState::GRd;
-                }
-                ArbSel::Sent => {
-                    self.sent_wait.d.next = self.k_zero3.val();
-                    self.conn.d.next = self.s_axis_sent_tdata.val().conn;
-                    self.state.d.next = EngState::SentH;
-                }
-                ArbSel::Gate => {
-                    self.s_axis_gate_req_tready.next = true;
-                    self.conn.d.next = self.s_axis_gate_req_tdata.val().conn;
-                    self.req.d.next = self.s_axis_gate_req_tdata.val();
-                    self.req_seen_v.d.next = false;
+            if self.s_axis_open_tvalid.val()
+                && !(self.pace_busy.q.val()
+                    && self.s_axis_open_tdata.val().conn == self.pace_conn.q.val())
+            {
+                // (An open waits for the pacing result of its connection's previous life to be written.)
+                self.conn.d.next = self.s_axis_open_tdata.val().conn;
+                self.state.d.next = EngState::Open;
+            } else if self.stop_v.q.val() {
+                self.stop_v.d.next = false;
+                self.conn.d.next = self.stop_c.q.val();
+                self.state.d.next = EngState::StopRd;
+            } else if self.pace_res.q.val() {
+                self.conn.d.next = self.pace_conn.q.val();
+                self.state.d.next = EngState::PwH;
+            } else if self.held_v.q.val()
+                && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
+            {
+                // The held gate request's pacing time has come: decided again.
+                self.held_v.d.next = false;
+                self.conn.d.next = self.req.q.val().conn;
+                self.state.d.next = EngState::GRd;
+            } else if self.s_axis_sent_tvalid.val()
+                && (self.pre_paced.q.val() || (!self.pace_busy.q.val() && self.pacer.ready.val()))
+            {
+                // One pacing computation at a time (none to start when the gate started it).
+                self.sent_wait.d.next = self.k_zero3.val();
+                self.conn.d.next = self.s_axis_sent_tdata.val().conn;
+                self.state.d.next = EngState::SentH;
+            } else if self.s_axis_gate_req_tvalid.val()
+                && !self.resp_valid.q.val()
+                && !self.held_v.q.val()
+                && (!self.pace_busy.q.val()
+                    || self.s_axis_gate_req_tdata.val().conn != self.pace_conn.q.val())
+            {
+                // A gate request waits for its connection's pacing time of the last transmission. It goes
+                // before feedback: the transmit path waits for the answer while its datapath drains, and an
+                // ACK or NACK taken a little later is the same as one that arrived a little later.
+                self.s_axis_gate_req_tready.next = true;
+                self.conn.d.next = self.s_axis_gate_req_tdata.val().conn;
+                self.req.d.next = self.s_axis_gate_req_tdata.val();
+                self.req_seen_v.d.next = false;
+                self.req_at.d.next = self.now32.val();
+                if self.req_seen_v.q.val() {
                     self.req_at.d.next = self.req_seen_at.q.val();
-                    self.state.d.next = EngState::GRd;
                 }
-                ArbSel::Fb => {
-                    self.conn.d.next = self.s_axis_fb_tdata.val().conn;
-                    if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
-                        self.state.d.next = EngState::AckH;
-                    } else if self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val()
-                        && (self.s_axis_fb_tdata.val().code == self.k_code_trim.val()
-                            || self.s_axis_fb_tdata.val().code == self.k_code_rnr.val())
-                    {
-                        self.state.d.next = EngState::Nack;
-                    } else if self.fatal.val() {
-                        // MR-SEM-35: the transmit scheduler matches the MSN (`aux`) and fails the QP.
-                        self.s_axis_fb_tready.next = true;
-                        self.err_pend.d.next = true;
-                        self.err_rec.d.next.conn = self.s_axis_fb_tdata.val().conn;
-                        self.err_rec.d.next.status = self.k_st_rinvalid.val();
-                        if self.s_axis_fb_tdata.val().code == self.k_code_access.val() {
-                            self.err_rec.d.next.status = self.k_st_raccess.val();
-                        }
-                        self.err_rec.d.next.msn = self.s_axis_fb_tdata.val().aux;
-                        self.err_rec.d.next.by_msn = true;
-                        self.err_rec.d.next.strict = true;
-                    } else {
-                        // NO_CONTEXT concerns the connection layer (the control processor): dropped here.
-                        self.s_axis_fb_tready.next = true;
+                self.state.d.next = EngState::GRd;
+            } else if self.s_axis_fb_tvalid.val()
+                && self.sent_wait.q.val() == self.k_zero3.val()
+                && !self.held_v.q.val()
+                && !self.una_v.q.val()
+                && self.rtx_room.val()
+                && !(self.fatal.val() && self.err_pend.q.val())
+            {
+                // Feedback waits while an advance of snd_una is not taken or the retransmission FIFO
+                // could not take a whole window's declarations, so a command never blocks on its outputs
+                // (gate requests and sent reports, which the transmit path waits for, go on meanwhile).
+                self.conn.d.next = self.s_axis_fb_tdata.val().conn;
+                if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
+                    self.state.d.next = EngState::AckH;
+                } else if self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val()
+                    && (self.s_axis_fb_tdata.val().code == self.k_code_trim.val()
+                        || self.s_axis_fb_tdata.val().code == self.k_code_rnr.val())
+                {
+                    self.state.d.next = EngState::Nack;
+                } else if self.fatal.val() {
+                    // MR-SEM-35: the transmit scheduler matches the MSN (`aux`) and fails the QP.
+                    self.s_axis_fb_tready.next = true;
+                    self.err_pend.d.next = true;
+                    self.err_rec.d.next.conn = self.s_axis_fb_tdata.val().conn;
+                    self.err_rec.d.next.status = self.k_st_rinvalid.val();
+                    if self.s_axis_fb_tdata.val().code == self.k_code_access.val() {
+                        self.err_rec.d.next.status = self.k_st_raccess.val();
                     }
+                    self.err_rec.d.next.msn = self.s_axis_fb_tdata.val().aux;
+                    self.err_rec.d.next.by_msn = true;
+                    self.err_rec.d.next.strict = true;
+                } else {
+                    // NO_CONTEXT concerns the connection layer (the control processor): dropped here.
+                    self.s_axis_fb_tready.next = true;
                 }
-                ArbSel::Fire => {
-                    self.wheel.m_axis_fire_tready.next = true;
-                    self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
-                    self.state.d.next = EngState::FireRd;
-                }
-                ArbSel::None => {}
+            } else if self.wheel.m_axis_fire_tvalid.val()
+                && self.sent_wait.q.val() == self.k_zero3.val()
+                && !self.held_v.q.val()
+                && self.rtx_room.val()
+            {
+                self.wheel.m_axis_fire_tready.next = true;
+                self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
+                self.state.d.next = EngState::FireRd;
             }
         }
         // Command ports.
@@ -2089,7 +1980,6 @@ impl Logic for SenderEngine {
             self.pre_paced.d.next = false;
             self.held_v.d.next = false;
             self.req_seen_v.d.next = false;
-            self.open_seen.d.next = false;
             self.sent_wait.d.next = self.k_zero3.val();
         }
         self.m_axis_gate_resp_tdata.next = self.resp.q.val();

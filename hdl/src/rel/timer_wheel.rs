@@ -177,8 +177,6 @@ pub struct TimerWheel {
     ntick: Signal<Local, Bits<22>>,
     ctick_n: Signal<Local, Bits<22>>,
     lag: Signal<Local, Bits<22>>,
-    lag_inc: Signal<Local, Bits<22>>,
-    lag_clr: Signal<Local, Bits<22>>,
     cslot: Signal<Local, Bits<16>>,
     aslot: Signal<Local, Bits<16>>,
     nslot: Signal<Local, Bits<16>>,
@@ -257,8 +255,6 @@ impl TimerWheel {
             ntick: Default::default(),
             ctick_n: Default::default(),
             lag: Default::default(),
-            lag_inc: Default::default(),
-            lag_clr: Default::default(),
             cslot: Default::default(),
             aslot: Default::default(),
             nslot: Default::default(),
@@ -507,21 +503,8 @@ impl Logic for TimerWheel {
         self.node_ram.wr_data.next = self.node_w.val();
         // The cursor's tick has completely passed: 0 < now_tick - ctick < 2^21 (serial), for the next cycle.
         self.ctick.d.next = self.ctick_n.val();
-        // `ctick_n` is the cursor's tick held, moved on by the detach or set from the time while clearing; the
-        // three lags are computed side by side from registers and the state picks one, so that the state's
-        // decode does not feed the subtraction.
-        self.lag.next = self.ntick.val() - self.ctick.q.val();
-        self.lag_inc.next = self.ntick.val() + !self.ctick.q.val();
-        self.lag_clr.next = self.ntick.val() - self.now32.q.val().get_bits::<22>(10);
+        self.lag.next = self.ntick.val() - self.ctick_n.val();
         self.behind.d.next = self.lag.val() != self.k_zero22.val() && !self.lag.val().get_bit(21);
-        if self.state.q.val() == self.s_d1.val() {
-            self.behind.d.next =
-                self.lag_inc.val() != self.k_zero22.val() && !self.lag_inc.val().get_bit(21);
-        }
-        if self.state.q.val() == self.s_clr.val() {
-            self.behind.d.next =
-                self.lag_clr.val() != self.k_zero22.val() && !self.lag_clr.val().get_bit(21);
-        }
         if self.rst.val() {
             self.state.d.next = self.s_clr.val();
             self.clr.d.next = self.k_zero17.val();
