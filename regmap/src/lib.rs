@@ -13,6 +13,7 @@
 //! * Device context entries: [`context::conn`] (hot state, ≤ 64 bytes, MR-CONN-28), [`context::qp`],
 //!   [`context::mr`].
 //! * Firmware commands: [`command`] (formats, status codes, validation).
+//! * The firmware's side: its address space ([`fwbus`]) and the context-programming port ([`ctxport`]).
 //!
 //! Everything is little-endian (the PCIe host's and the 32-bit AXI-Lite register bus's order). Decoders never
 //! panic: a bad value is an [`field::Error`] (or a [`command::CmdError`] with a status code for commands).
@@ -26,10 +27,12 @@ pub mod caps;
 pub mod command;
 pub mod context;
 pub mod counters;
+pub mod ctxport;
 pub mod descriptor;
 pub mod doc;
 pub mod endpoint;
 pub mod field;
+pub mod fwbus;
 pub mod gen;
 pub mod id;
 pub mod irq;

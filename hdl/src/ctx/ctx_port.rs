@@ -4,8 +4,8 @@
 //! entry whose `state` is OPEN (`metaroce_regmap::context::conn`), also emits a [`ConnOpen`] on `m_axis_open_*`
 //! so that every pipeline initialises its per-connection state (MR-CONN-28).
 //!
-//! Register window (byte offsets within the block's window, 32-bit registers; the regmap has no block for this
-//! window yet, so the offsets are the constants of [`reg`]):
+//! Register window (byte offsets within the block's window, 32-bit registers; defined in
+//! `metaroce_regmap::ctxport`):
 //!
 //! | offset | name | access | meaning |
 //! |---|---|---|---|
@@ -34,27 +34,8 @@ use crate::rx::mr_check::Lit;
 use metaroce_regmap::context::conn::field as cf;
 use rust_hdl::prelude::*;
 
-/// Register offsets of the window.
-pub mod reg {
-    /// First staging word (16 words).
-    pub const STAGE: u32 = 0x00;
-    /// Table id.
-    pub const TABLE: u32 = 0x40;
-    /// Entry index.
-    pub const INDEX: u32 = 0x44;
-    /// Commit.
-    pub const COMMIT: u32 = 0x48;
-    /// Status.
-    pub const STATUS: u32 = 0x4C;
-    /// ConnOpen parameters (`mtu_log` 3:0, `paths` 14:8).
-    pub const OPEN_PARAM: u32 = 0x50;
-    /// ConnOpen seed.
-    pub const OPEN_SEED: u32 = 0x54;
-    /// Reset value of OPEN_PARAM: mtu_log 12, 16 paths.
-    pub const OPEN_PARAM_RESET: u32 = 12 | (16 << 8);
-    /// OPEN_PARAM's `rx_only` bit: the commit opens the receive direction only.
-    pub const OPEN_PARAM_RX_ONLY: u32 = 1 << 16;
-}
+/// Register offsets of the window (`metaroce_regmap::ctxport`).
+pub use metaroce_regmap::ctxport::reg;
 
 /// The staging area: sixteen 32-bit registers written one at a time, read as one 512-bit word (custom block:
 /// a word write at a variable index).

@@ -159,7 +159,7 @@ impl<const DW: usize> Logic for CqeEncode<DW> {
 }
 
 /// Table id of CQ entries in [`CtxWrite::table`] (after `ctx::table::{CONN, QP, MR}`).
-pub const CQ_TABLE: u8 = 3;
+pub const CQ_TABLE: u8 = metaroce_regmap::ctxport::table::CQ;
 
 /// The CQ writer: `DW`/`KW` DMA write width, `2^QB` CQs.
 #[derive(LogicBlock)]

@@ -31,7 +31,7 @@ pub const QP_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_QP_DB_BASE;
 /// Start of the CQ doorbell window.
 pub const CQ_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_CQ_DB_BASE;
 /// Start of the context-programming window.
-pub const CTX_WINDOW: u32 = 0x7_0000;
+pub const CTX_WINDOW: u32 = metaroce_regmap::ctxport::WINDOW;
 
 use crate::ctx::ctx_port::CtxPort;
 use crate::rel::records::{ConnFail, QpError};

@@ -1,0 +1,207 @@
+//! The MetaRoCE NIC's control-plane firmware.
+//!
+//! Data moves in hardware; control goes through this firmware, running on the RISC-V core inside the NIC
+//! design. The host writes a command into the mailbox ([`metaroce_regmap::mailbox`]) and rings it; the
+//! firmware validates it ([`metaroce_regmap::command::Request::parse`] plus the checks that need the device's
+//! state: handles, states, free resources), programs the hardware's context tables through the
+//! context-programming port ([`metaroce_regmap::ctxport`]) and answers. A refused command changes nothing.
+//!
+//! The crate is `no_std` and talks to the device only through [`bus::Bus`] (32-bit loads and stores in the
+//! processor's address space, [`metaroce_regmap::fwbus`]), so the same command logic runs:
+//! * natively, in unit tests, against a model of the register space;
+//! * on the NIC's core, built as the `metaroce-fw` image for `riscv32imc-unknown-none-elf` (feature `image`),
+//!   where [`mmio::Mmio`] is the bus.
+//!
+//! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing
+//! context entries), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
+//! execution), [`selftest`] (the boot checks) and [`Firmware`] (boot and the service loop).
+
+#![no_std]
+#![deny(missing_docs)]
+
+pub mod bus;
+pub mod ctx;
+pub mod exec;
+pub mod mailbox;
+#[cfg(target_arch = "riscv32")]
+pub mod mmio;
+pub mod objects;
+pub mod selftest;
+
+use bus::Bus;
+use metaroce_regmap::caps::{CapsRepr, Features, Limits};
+use metaroce_regmap::command::{Opcode, Request, Response, Status};
+use metaroce_regmap::fwbus::{sys, BootStage, BootStatus, SYS_BASE};
+use objects::Objects;
+
+/// Firmware version, major.
+pub const VERSION_MAJOR: u8 = 0;
+/// Firmware version, minor.
+pub const VERSION_MINOR: u8 = 1;
+/// The version as QUERY_DEVICE reports it (`major << 16 | minor`).
+pub const FW_VERSION: u32 = (VERSION_MAJOR as u32) << 16 | VERSION_MINOR as u32;
+
+/// The capabilities before boot: none (every field 0, so a firmware that has not booted is all zero and its
+/// image's state starts in zeroed memory).
+const NO_CAPS: CapsRepr = CapsRepr {
+    max_qps: 0,
+    max_cqs: 0,
+    max_mrs: 0,
+    max_conns: 0,
+    max_sq_log: 0,
+    max_rq_log: 0,
+    max_cq_log: 0,
+    sqe_bytes: 0,
+    rqe_bytes: 0,
+    cqe_bytes: 0,
+    conn_ctx_bytes: 0,
+    datapath_bits: 0,
+    ports: 0,
+    max_mtu_log: 0,
+    features: Features(0),
+    msix_vectors: 0,
+    max_paths: 0,
+    max_wlog: 0,
+    max_outstanding: 0,
+};
+
+/// What one turn of the service loop did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served {
+    /// The request's tag.
+    pub tag: u16,
+    /// The request's opcode, if it had a known one.
+    pub opcode: Option<Opcode>,
+    /// The status answered.
+    pub status: Status,
+}
+
+/// The firmware: the device's limits, the objects it owns and its boot state.
+pub struct Firmware {
+    caps: CapsRepr,
+    limits: Limits,
+    objects: Objects,
+    boot: BootStatus,
+    seed: u32,
+}
+
+impl Firmware {
+    /// A firmware that has not booted: every command is answered INTERNAL until [`Firmware::boot`] passes.
+    pub const fn new() -> Firmware {
+        Firmware {
+            caps: NO_CAPS,
+            limits: Limits {
+                max_qps: 0,
+                max_cqs: 0,
+                max_mrs: 0,
+                max_sq_log: 0,
+                max_rq_log: 0,
+                max_cq_log: 0,
+                msix_vectors: 0,
+                counters: 0,
+            },
+            objects: Objects::new(),
+            boot: BootStatus {
+                stage: BootStage::Reset,
+                check: 0,
+                version: 0,
+            },
+            seed: 0,
+        }
+    }
+
+    /// Boot: runs the self-test ([`selftest::run`]), learns the device's limits from its capability block
+    /// (clamped to the firmware's own tables, [`objects`]), clears the tables, and publishes the outcome in
+    /// `SYS.BOOT`. Returns the boot status.
+    pub fn boot(&mut self, bus: &mut impl Bus) -> BootStatus {
+        self.boot.version = (VERSION_MAJOR as u16) << 8 | VERSION_MINOR as u16;
+        self.boot.stage = BootStage::SelfTest;
+        self.boot.check = 0;
+        bus.write(SYS_BASE + sys::BOOT, self.boot.to_word());
+        match selftest::run(bus) {
+            Ok(caps) => {
+                self.caps = caps;
+                self.limits = objects::clamp(caps.limits());
+                self.objects.clear();
+                self.seed = bus.now() as u32 ^ 0x9E37_79B9;
+                self.boot.stage = BootStage::Ready;
+            }
+            Err(check) => {
+                self.boot.stage = BootStage::Failed;
+                self.boot.check = check as u8;
+            }
+        }
+        bus.write(SYS_BASE + sys::BOOT, self.boot.to_word());
+        self.boot
+    }
+
+    /// The boot status.
+    pub fn boot_status(&self) -> BootStatus {
+        self.boot
+    }
+
+    /// The limits commands are checked against (the device's, clamped to the firmware's tables).
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The objects the firmware owns.
+    pub fn objects(&self) -> &Objects {
+        &self.objects
+    }
+
+    /// One turn of the service loop: if the host has submitted a command, validate and execute it and post the
+    /// response. `None` when no command was waiting.
+    pub fn serve(&mut self, bus: &mut impl Bus) -> Option<Served> {
+        let tag = mailbox::pending(bus)?;
+        let buf = mailbox::read_request(bus);
+        let opcode = Opcode::from_u8(buf[0]);
+        let resp = if self.boot.stage != BootStage::Ready {
+            Response {
+                tag,
+                status: Status::Internal,
+                bad_offset: None,
+                data: metaroce_regmap::command::ResponseData::None,
+            }
+        } else {
+            match Request::parse(&buf, &self.limits) {
+                Ok(req) => exec::execute(self, bus, &req),
+                Err(e) => Response::error(tag, e),
+            }
+        };
+        // The response's tag is the one the host wrote into CTRL (the mailbox's), which the request header
+        // repeats; the mailbox's is authoritative.
+        let resp = Response { tag, ..resp };
+        let status = mailbox::respond(bus, opcode, &resp);
+        Some(Served {
+            tag,
+            opcode,
+            status,
+        })
+    }
+
+    /// Boots, then serves commands forever (the image's main loop).
+    pub fn run(&mut self, bus: &mut impl Bus) -> ! {
+        self.boot(bus);
+        loop {
+            self.serve(bus);
+        }
+    }
+
+    /// The next pseudo-random word (xorshift32, seeded at boot from the clock): initial sequence numbers and
+    /// EV-set seeds.
+    pub(crate) fn random(&mut self) -> u32 {
+        let mut x = self.seed | 1;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.seed = x;
+        x
+    }
+}
+
+impl Default for Firmware {
+    fn default() -> Self {
+        Firmware::new()
+    }
+}

@@ -1,0 +1,257 @@
+//! The objects the firmware owns: QPs, CQs, memory regions and the connections of connected QPs. The hardware
+//! keeps the hot copies (its context tables); these records are what the firmware needs to validate commands
+//! and to rewrite an entry, since the context port cannot be read back.
+//!
+//! Capacities are the firmware's: the device may have larger tables ([`clamp`] takes the smaller of the two,
+//! and QUERY_DEVICE reports what can still be created). They keep the firmware's data within the second half
+//! of the processor's RAM ([`metaroce_regmap::fwbus::RAM_BYTES`]).
+
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use metaroce_regmap::caps::Limits;
+use metaroce_regmap::command::{Moderation, QpState, Remote};
+use metaroce_regmap::context::mr::MrAccess;
+
+/// QP numbers `1..QPS` (QP 0 is never created).
+pub const QPS: usize = 256;
+/// CQ numbers `0..CQS`.
+pub const CQS: usize = 256;
+/// MR slots `1..MRS` (slot 0 is never used, so no key is 0).
+pub const MRS: usize = 1024;
+
+/// `limits` clamped to the firmware's tables.
+pub fn clamp(limits: Limits) -> Limits {
+    Limits {
+        max_qps: limits.max_qps.min(QPS as u32),
+        max_cqs: limits.max_cqs.min(CQS as u32),
+        max_mrs: limits.max_mrs.min(MRS as u32),
+        ..limits
+    }
+}
+
+/// A QP. All-zero is a free slot ([`Qp::FREE`]), so the firmware's tables start in zeroed memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qp {
+    /// The slot holds a QP.
+    pub live: bool,
+    /// State (Table 7.10).
+    pub state: QpState,
+    /// Send queue ring base and log2 entries.
+    pub sq: (u64, u8),
+    /// Receive queue ring base and log2 entries.
+    pub rq: (u64, u8),
+    /// CQ of send completions.
+    pub send_cqn: u32,
+    /// CQ of receive completions.
+    pub recv_cqn: u32,
+    /// The remote QP is known (the QP was moved to READY).
+    pub connected: bool,
+    /// Remote QP number.
+    pub remote_qpn: u32,
+    /// Remote (next-hop) MAC.
+    pub remote_mac: [u8; 6],
+    /// Remote IP: IPv4 in the first 4 bytes unless `remote_v6`.
+    pub remote_ip: [u8; 16],
+    /// The remote IP is IPv6.
+    pub remote_v6: bool,
+    /// The connection opened when the QP became READY (its index and own CID), 0 if none.
+    pub conn: u16,
+}
+
+impl Qp {
+    /// A free slot.
+    pub const FREE: Qp = Qp {
+        live: false,
+        state: QpState::Reset,
+        sq: (0, 0),
+        rq: (0, 0),
+        send_cqn: 0,
+        recv_cqn: 0,
+        connected: false,
+        remote_qpn: 0,
+        remote_mac: [0; 6],
+        remote_ip: [0; 16],
+        remote_v6: false,
+        conn: 0,
+    };
+
+    /// Records the remote QP.
+    pub fn set_remote(&mut self, r: &Remote) {
+        self.connected = true;
+        self.remote_qpn = r.qpn;
+        self.remote_mac = r.mac;
+        match r.ip {
+            IpAddr::V4(a) => {
+                self.remote_ip = [0; 16];
+                self.remote_ip[..4].copy_from_slice(&a.octets());
+                self.remote_v6 = false;
+            }
+            IpAddr::V6(a) => {
+                self.remote_ip = a.octets();
+                self.remote_v6 = true;
+            }
+        }
+    }
+
+    /// The remote QP, if known.
+    pub fn remote(&self) -> Option<Remote> {
+        self.connected.then(|| {
+            let ip = if self.remote_v6 {
+                IpAddr::V6(Ipv6Addr::from(self.remote_ip))
+            } else {
+                let b = self.remote_ip;
+                IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+            };
+            Remote {
+                qpn: self.remote_qpn,
+                mac: self.remote_mac,
+                ip,
+            }
+        })
+    }
+}
+
+/// A CQ. All-zero is a free slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cq {
+    /// The slot holds a CQ.
+    pub live: bool,
+    /// Ring base.
+    pub ring: u64,
+    /// log2 entries.
+    pub log: u8,
+    /// MSI-X vector.
+    pub vector: u16,
+    /// Interrupt moderation (recorded; the hardware has none, see [`crate::exec`]).
+    pub moderation: Moderation,
+    /// QPs that complete into it.
+    pub users: u16,
+}
+
+impl Cq {
+    /// A free slot.
+    pub const FREE: Cq = Cq {
+        live: false,
+        ring: 0,
+        log: 0,
+        vector: 0,
+        moderation: Moderation { usec: 0, count: 0 },
+        users: 0,
+    };
+}
+
+/// A memory region. All-zero is a free slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mr {
+    /// The slot holds a region.
+    pub live: bool,
+    /// Start.
+    pub addr: u64,
+    /// Bytes.
+    pub length: u64,
+    /// Rights.
+    pub access: MrAccess,
+    /// Random bits of its rkey above the slot bits.
+    pub salt: u32,
+}
+
+impl Mr {
+    /// A free slot.
+    pub const FREE: Mr = Mr {
+        live: false,
+        addr: 0,
+        length: 0,
+        access: MrAccess(0),
+        salt: 0,
+    };
+}
+
+/// The tables. All-zero is the empty state ([`Objects::new`]).
+pub struct Objects {
+    /// QPs by QPN.
+    pub qps: [Qp; QPS],
+    /// CQs by CQN.
+    pub cqs: [Cq; CQS],
+    /// MRs by slot.
+    pub mrs: [Mr; MRS],
+    /// Key generation of each MR slot (the low byte of its keys), advanced when the slot is freed, so a stale
+    /// key names nothing.
+    pub key_gen: [u8; MRS],
+    /// Connections open.
+    pub conns: u32,
+}
+
+impl Objects {
+    /// Empty tables.
+    pub const fn new() -> Objects {
+        Objects {
+            qps: [Qp::FREE; QPS],
+            cqs: [Cq::FREE; CQS],
+            mrs: [Mr::FREE; MRS],
+            key_gen: [0; MRS],
+            conns: 0,
+        }
+    }
+
+    /// Empties every table (key generations are kept, so keys of a previous boot stay invalid).
+    pub fn clear(&mut self) {
+        self.qps.fill(Qp::FREE);
+        self.cqs.fill(Cq::FREE);
+        self.mrs.fill(Mr::FREE);
+        self.conns = 0;
+    }
+
+    /// QP `qpn`, if it exists.
+    pub fn qp(&self, qpn: u32) -> Option<&Qp> {
+        self.qps.get(qpn as usize).filter(|q| q.live)
+    }
+
+    /// CQ `cqn`, if it exists.
+    pub fn cq(&self, cqn: u32) -> Option<&Cq> {
+        self.cqs.get(cqn as usize).filter(|c| c.live)
+    }
+
+    /// CQ `cqn`, if it exists.
+    pub fn cq_mut(&mut self, cqn: u32) -> Option<&mut Cq> {
+        self.cqs.get_mut(cqn as usize).filter(|c| c.live)
+    }
+
+    /// MR slot `slot`, if it holds a region.
+    pub fn mr(&self, slot: usize) -> Option<&Mr> {
+        self.mrs.get(slot).filter(|m| m.live)
+    }
+
+    /// The lowest free QPN below `limit`.
+    pub fn free_qpn(&self, limit: u32) -> Option<u32> {
+        (1..limit.min(QPS as u32)).find(|&n| !self.qps[n as usize].live)
+    }
+
+    /// The lowest free CQN below `limit`.
+    pub fn free_cqn(&self, limit: u32) -> Option<u32> {
+        (0..limit.min(CQS as u32)).find(|&n| !self.cqs[n as usize].live)
+    }
+
+    /// The lowest free MR slot below `limit`.
+    pub fn free_mr_slot(&self, limit: u32) -> Option<u32> {
+        (1..limit.min(MRS as u32)).find(|&n| !self.mrs[n as usize].live)
+    }
+
+    /// Free QPs, CQs and MR slots below the limits.
+    pub fn free(&self, limits: &Limits) -> (u32, u32, u32) {
+        let q = (1..limits.max_qps.min(QPS as u32))
+            .filter(|&n| !self.qps[n as usize].live)
+            .count();
+        let c = (0..limits.max_cqs.min(CQS as u32))
+            .filter(|&n| !self.cqs[n as usize].live)
+            .count();
+        let m = (1..limits.max_mrs.min(MRS as u32))
+            .filter(|&n| !self.mrs[n as usize].live)
+            .count();
+        (q as u32, c as u32, m as u32)
+    }
+}
+
+impl Default for Objects {
+    fn default() -> Self {
+        Objects::new()
+    }
+}

@@ -1,0 +1,291 @@
+//! A model of the firmware's register space for native tests: the host's and the firmware's sides of the
+//! mailbox, the register blocks of the reference map (ID, capabilities, counters, ...), the context port
+//! (recording every commit), the processor's clock and boot registers. Faults can be switched on: a context
+//! port that never finishes, staging registers that drop writes, a stopped clock, an empty register space.
+
+#![allow(dead_code)]
+
+use metaroce_firmware::bus::Bus;
+use metaroce_regmap::block::{write_chain, BlockType, DEFAULT_MAP};
+use metaroce_regmap::caps::CapsRepr;
+use metaroce_regmap::command::{Opcode, Request, Response, CMD_BYTES};
+use metaroce_regmap::counters;
+use metaroce_regmap::ctxport::{reg as ctx, WINDOW};
+use metaroce_regmap::fwbus::{mbox, sys, MBOX_BASE, REG_BASE, SYS_BASE};
+use metaroce_regmap::id::IdRepr;
+use metaroce_regmap::mailbox::{from_words, to_words, MailboxStatus, BUF_WORDS};
+use std::collections::BTreeMap;
+
+/// One commit of the context port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// Table id.
+    pub table: u8,
+    /// Entry index.
+    pub index: u16,
+    /// The entry.
+    pub entry: [u8; 64],
+    /// OPEN_PARAM at the commit.
+    pub open_param: u32,
+    /// OPEN_SEED at the commit.
+    pub open_seed: u32,
+}
+
+/// Faults of the model.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Faults {
+    /// The context port stays busy after a commit.
+    pub port_hangs: bool,
+    /// The staging registers read 0.
+    pub stage_dead: bool,
+    /// The clock does not advance.
+    pub clock_stopped: bool,
+    /// The register blocks read 0.
+    pub no_blocks: bool,
+}
+
+/// The register space.
+pub struct RegSpace {
+    /// Register blocks (offset → word).
+    pub blocks: BTreeMap<u32, u32>,
+    /// A command waits (its tag).
+    pub pending: Option<u16>,
+    /// REQ words.
+    pub req: [u32; BUF_WORDS],
+    /// RESP words.
+    pub resp: [u32; BUF_WORDS],
+    /// MAILBOX.STATUS.
+    pub status: u32,
+    /// Cycles.
+    pub time: u64,
+    time_hi: u32,
+    /// SYS.BOOT.
+    pub boot: u32,
+    /// Console bytes.
+    pub console: Vec<u8>,
+    stage: [u32; 16],
+    table: u32,
+    index: u32,
+    open_param: u32,
+    open_seed: u32,
+    busy: bool,
+    /// Every commit, in order.
+    pub commits: Vec<Commit>,
+    /// Counter values.
+    pub counters: Vec<u64>,
+    /// Snapshots taken.
+    pub snapshots: u32,
+    snap: Vec<u64>,
+    /// Faults switched on.
+    pub faults: Faults,
+    /// Accesses to addresses nothing decodes.
+    pub stray: Vec<u32>,
+}
+
+impl RegSpace {
+    /// The reference register space with `caps`.
+    pub fn new(caps: &CapsRepr) -> RegSpace {
+        let mut blocks = BTreeMap::new();
+        let mut put = |off: u32, v: u32| {
+            blocks.insert(off, v);
+        };
+        write_chain(&DEFAULT_MAP, &mut put);
+        let base = |k: BlockType| DEFAULT_MAP.iter().find(|(t, _)| *t == k).unwrap().1;
+        let id = IdRepr {
+            board: 0,
+            variant: 0,
+            hw_version: (0, 1, 0),
+            spec_version: (0, 1),
+            git_hash: 0x1234_5678,
+            build_time: 0,
+        };
+        id.write(&mut put, base(BlockType::Id)).unwrap();
+        caps.write(&mut put, base(BlockType::Caps)).unwrap();
+        let n = counters::COUNT as usize;
+        RegSpace {
+            blocks,
+            pending: None,
+            req: [0; BUF_WORDS],
+            resp: [0; BUF_WORDS],
+            status: 0,
+            time: 1000,
+            time_hi: 0,
+            boot: 0,
+            console: Vec::new(),
+            stage: [0; 16],
+            table: 0,
+            index: 0,
+            open_param: ctx::OPEN_PARAM_RESET,
+            open_seed: 0,
+            busy: false,
+            commits: Vec::new(),
+            counters: (0..n as u64).map(|i| 1000 * i + (i << 40)).collect(),
+            snapshots: 0,
+            snap: vec![0; n],
+            faults: Faults::default(),
+            stray: Vec::new(),
+        }
+    }
+
+    /// The host side: writes `req` into REQ and submits it with `tag` (a CTRL write with `go`).
+    pub fn submit_raw(&mut self, buf: &[u8; CMD_BYTES], tag: u16) {
+        self.req = to_words(buf);
+        let st = MailboxStatus {
+            busy: true,
+            done: false,
+            status: 0,
+            tag: 0,
+        };
+        self.status = st.to_word();
+        self.pending = Some(tag);
+    }
+
+    /// Encodes and submits `req` with its own tag.
+    pub fn submit(&mut self, req: &Request) {
+        let mut buf = [0u8; CMD_BYTES];
+        req.emit(&mut buf).unwrap();
+        self.submit_raw(&buf, req.tag);
+    }
+
+    /// The host side: the mailbox status, and the response decoded for `op` (`count` counters).
+    pub fn response(&self, op: Opcode, count: u8) -> (MailboxStatus, Response) {
+        let st = MailboxStatus::from_word(self.status).unwrap();
+        let resp = Response::parse(&from_words(&self.resp), op, count).unwrap();
+        (st, resp)
+    }
+
+    /// Leaves the context port busy, as after a commit that never finished.
+    pub fn reg_busy_for_test(&mut self) {
+        self.busy = true;
+    }
+
+    fn counters_base() -> u32 {
+        DEFAULT_MAP
+            .iter()
+            .find(|(t, _)| *t == BlockType::Counters)
+            .unwrap()
+            .1
+    }
+
+    fn reg_read(&mut self, off: u32) -> u32 {
+        if (WINDOW..WINDOW + 0x100).contains(&off) {
+            let r = off - WINDOW;
+            return match r {
+                ctx::STAGE..=0x3C if r.is_multiple_of(4) => {
+                    if self.faults.stage_dead {
+                        0
+                    } else {
+                        self.stage[(r / 4) as usize]
+                    }
+                }
+                ctx::TABLE => self.table,
+                ctx::INDEX => self.index,
+                ctx::STATUS => {
+                    let b = self.busy;
+                    if !self.faults.port_hangs {
+                        self.busy = false;
+                    }
+                    u32::from(b) | (self.commits.len() as u32) << 16
+                }
+                ctx::OPEN_PARAM => self.open_param,
+                ctx::OPEN_SEED => self.open_seed,
+                _ => 0,
+            };
+        }
+        if self.faults.no_blocks {
+            return 0;
+        }
+        let cb = Self::counters_base();
+        if (cb + counters::reg::VALUE..cb + counters::reg::VALUE + 8 * counters::COUNT as u32)
+            .contains(&off)
+        {
+            let k = ((off - cb - counters::reg::VALUE) / 8) as usize;
+            let v = self.snap[k];
+            return if off.is_multiple_of(8) {
+                v as u32
+            } else {
+                (v >> 32) as u32
+            };
+        }
+        *self.blocks.get(&off).unwrap_or(&0)
+    }
+
+    fn reg_write(&mut self, off: u32, v: u32) {
+        if (WINDOW..WINDOW + 0x100).contains(&off) {
+            let r = off - WINDOW;
+            match r {
+                ctx::STAGE..=0x3C if r.is_multiple_of(4) => self.stage[(r / 4) as usize] = v,
+                ctx::TABLE => self.table = v & 0xF,
+                ctx::INDEX => self.index = v & 0xFFFF,
+                ctx::COMMIT => {
+                    let mut entry = [0u8; 64];
+                    for (k, w) in self.stage.iter().enumerate() {
+                        entry[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+                    }
+                    self.commits.push(Commit {
+                        table: self.table as u8,
+                        index: self.index as u16,
+                        entry,
+                        open_param: self.open_param,
+                        open_seed: self.open_seed,
+                    });
+                    self.busy = true;
+                }
+                ctx::OPEN_PARAM => self.open_param = v,
+                ctx::OPEN_SEED => self.open_seed = v,
+                _ => self.stray.push(REG_BASE + off),
+            }
+            return;
+        }
+        let cb = Self::counters_base();
+        if off == cb + counters::reg::SNAPSHOT && v & 1 == 1 {
+            self.snap.clone_from(&self.counters);
+            self.snapshots += 1;
+            return;
+        }
+        self.stray.push(REG_BASE + off);
+    }
+}
+
+impl Bus for RegSpace {
+    fn read(&mut self, addr: u32) -> u32 {
+        match addr {
+            a if a == MBOX_BASE + mbox::PENDING => self
+                .pending
+                .map_or(0, |t| mbox::PENDING_GO | u32::from(t) << 16),
+            a if (MBOX_BASE + mbox::REQ..MBOX_BASE + mbox::REQ + 64).contains(&a) => {
+                self.req[((a - MBOX_BASE - mbox::REQ) / 4) as usize]
+            }
+            a if a == SYS_BASE + sys::TIME_LO => {
+                if !self.faults.clock_stopped {
+                    self.time += 7;
+                }
+                self.time_hi = (self.time >> 32) as u32;
+                self.time as u32
+            }
+            a if a == SYS_BASE + sys::TIME_HI => self.time_hi,
+            a if a == SYS_BASE + sys::BOOT => self.boot,
+            a if a >= REG_BASE => self.reg_read(a - REG_BASE),
+            a => {
+                self.stray.push(a);
+                0
+            }
+        }
+    }
+
+    fn write(&mut self, addr: u32, value: u32) {
+        match addr {
+            a if a == MBOX_BASE + mbox::STATUS => {
+                self.status = value;
+                self.pending = None;
+            }
+            a if (MBOX_BASE + mbox::RESP..MBOX_BASE + mbox::RESP + 64).contains(&a) => {
+                self.resp[((a - MBOX_BASE - mbox::RESP) / 4) as usize] = value
+            }
+            a if a == SYS_BASE + sys::BOOT => self.boot = value,
+            a if a == SYS_BASE + sys::CONSOLE => self.console.push(value as u8),
+            a if a >= REG_BASE => self.reg_write(a - REG_BASE, value),
+            a => self.stray.push(a),
+        }
+    }
+}

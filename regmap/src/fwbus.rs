@@ -1,0 +1,105 @@
+//! The control processor's address space: what the firmware's loads and stores reach.
+//!
+//! | base | bytes | what |
+//! |---|---|---|
+//! | [`RAM_BASE`] | [`RAM_BYTES`] | instruction and data memory; the image is loaded at 0 and runs from 0 |
+//! | [`MBOX_BASE`] | 0x100 | the firmware's side of the command mailbox ([`mbox`]) |
+//! | [`SYS_BASE`] | 0x100 | the processor's own registers ([`sys`]): time, boot status, console |
+//! | [`REG_BASE`] | 16 MiB | the core's internal register bus at the host's BAR 0 offsets: the register blocks of [`crate::block::DEFAULT_MAP`] and the context-programming window ([`crate::ctxport`]) |
+//!
+//! Every access is a 32-bit word; byte and half-word stores are only meaningful in RAM. A load from an unmapped
+//! address returns 0, a store to one is ignored; a load from the register bus that nobody answers returns all
+//! ones after the bus's timeout.
+
+/// Start of RAM.
+pub const RAM_BASE: u32 = 0x0000_0000;
+/// Bytes of RAM (code, data and stack).
+pub const RAM_BYTES: u32 = 128 * 1024;
+/// The largest firmware image (code and initialised data) the loader accepts: the first half of RAM; the second
+/// holds the firmware's tables and the stack.
+pub const IMAGE_BYTES: u32 = 64 * 1024;
+/// Start of the mailbox window.
+pub const MBOX_BASE: u32 = 0x1000_0000;
+/// Start of the processor's own registers.
+pub const SYS_BASE: u32 = 0x1100_0000;
+/// Start of the core's internal register bus.
+pub const REG_BASE: u32 = 0x2000_0000;
+/// Bytes of the register-bus window.
+pub const REG_BYTES: u32 = 0x0100_0000;
+
+/// The firmware's side of the command mailbox ([`crate::mailbox`] is the host's).
+pub mod mbox {
+    /// `PENDING` (RO): bit 0 a submitted command waits; bits 31:16 its tag. Set by the host's `CTRL` write
+    /// with `go`, cleared by a write of [`STATUS`].
+    pub const PENDING: u32 = 0x00;
+    /// `STATUS` (WO): the host-visible `MAILBOX.STATUS` word ([`crate::mailbox::MailboxStatus`]); writing it
+    /// completes the command (clears `PENDING`).
+    pub const STATUS: u32 = 0x04;
+    /// `REQ[0..16]` (RO): the request the host wrote.
+    pub const REQ: u32 = 0x40;
+    /// `RESP[0..16]` (WO): the host-visible `MAILBOX.RESP` words.
+    pub const RESP: u32 = 0x80;
+    /// `PENDING`'s bit 0.
+    pub const PENDING_GO: u32 = 1;
+}
+
+/// The processor's own registers.
+pub mod sys {
+    /// `TIME_LO` (RO): core clock cycles since reset, low word (reading it latches `TIME_HI`).
+    pub const TIME_LO: u32 = 0x00;
+    /// `TIME_HI` (RO): the high word latched by the last `TIME_LO` read.
+    pub const TIME_HI: u32 = 0x04;
+    /// `BOOT` (RW): the firmware's boot status ([`BootStatus`](crate::fwbus::BootStatus) word), 0 at reset.
+    pub const BOOT: u32 = 0x08;
+    /// `CONSOLE` (WO): byte 0 is appended to the firmware's log stream.
+    pub const CONSOLE: u32 = 0x0C;
+}
+
+/// Boot stages of [`sys::BOOT`] bits 7:0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BootStage {
+    /// Reset: the firmware has not started.
+    Reset = 0,
+    /// The firmware runs its self-test.
+    SelfTest = 1,
+    /// Self-test passed; commands are served.
+    Ready = 2,
+    /// Self-test failed: `BOOT` bits 15:8 name the check; commands are answered INTERNAL.
+    Failed = 3,
+}
+
+/// The `BOOT` word: stage (bits 7:0), failed check (bits 15:8), firmware version `major << 8 | minor`
+/// (bits 31:16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BootStatus {
+    /// Stage.
+    pub stage: BootStage,
+    /// The failed self-test check (0 unless [`BootStage::Failed`]).
+    pub check: u8,
+    /// Firmware version, `major << 8 | minor`.
+    pub version: u16,
+}
+
+impl BootStatus {
+    /// Encodes the word.
+    pub const fn to_word(self) -> u32 {
+        self.stage as u32 | (self.check as u32) << 8 | (self.version as u32) << 16
+    }
+
+    /// Decodes a word; an unknown stage is `None`.
+    pub const fn from_word(w: u32) -> Option<BootStatus> {
+        let stage = match w & 0xFF {
+            0 => BootStage::Reset,
+            1 => BootStage::SelfTest,
+            2 => BootStage::Ready,
+            3 => BootStage::Failed,
+            _ => return None,
+        };
+        Some(BootStatus {
+            stage,
+            check: (w >> 8) as u8,
+            version: (w >> 16) as u16,
+        })
+    }
+}
