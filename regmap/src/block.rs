@@ -159,6 +159,8 @@ block_types! {
     Queues = 0x4D52_0006, "queues";
     /// Endpoint addresses and transport parameters.
     Endpoint = 0x4D52_0007, "endpoint";
+    /// Control processor: run/stop, boot status, firmware image window.
+    Control = 0x4D52_0008, "control";
 }
 
 /// The static description of one block type: its registers and current version.
@@ -184,7 +186,7 @@ impl BlockLayout {
 }
 
 /// Every block layout, in the order of the default map.
-pub fn layouts() -> [&'static BlockLayout; 7] {
+pub fn layouts() -> [&'static BlockLayout; 8] {
     [
         &crate::id::BLOCK,
         &crate::caps::BLOCK,
@@ -193,6 +195,7 @@ pub fn layouts() -> [&'static BlockLayout; 7] {
         &crate::counters::BLOCK,
         &crate::queues::BLOCK,
         &crate::endpoint::BLOCK,
+        &crate::control::BLOCK,
     ]
 }
 
@@ -206,12 +209,13 @@ pub fn layout_of(kind: BlockType) -> &'static BlockLayout {
         BlockType::Counters => &crate::counters::BLOCK,
         BlockType::Queues => &crate::queues::BLOCK,
         BlockType::Endpoint => &crate::endpoint::BLOCK,
+        BlockType::Control => &crate::control::BLOCK,
     }
 }
 
 /// Where the reference design places each block (the HDL and the simulator build their register space from
 /// this; a driver never relies on it, it walks the chain).
-pub const DEFAULT_MAP: [(BlockType, u32); 7] = [
+pub const DEFAULT_MAP: [(BlockType, u32); 8] = [
     (BlockType::Id, 0x0000),
     (BlockType::Caps, 0x0100),
     (BlockType::Irq, 0x0200),
@@ -219,6 +223,7 @@ pub const DEFAULT_MAP: [(BlockType, u32); 7] = [
     (BlockType::Counters, 0x0400),
     (BlockType::Queues, 0x0800),
     (BlockType::Endpoint, 0x0900),
+    (BlockType::Control, 0x0A00),
 ];
 
 /// Size of the reference design's register space (BAR 0), doorbell pages included.

@@ -143,6 +143,14 @@ impl Field {
             need: self.end().div_ceil(8),
             got: buf.len(),
         })?;
+        // Fields within 8 bytes (nearly all) take 64-bit arithmetic: cheaper on a 32-bit processor.
+        if bytes.len() <= 8 {
+            let mut acc: u64 = 0;
+            for (i, b) in bytes.iter().enumerate() {
+                acc |= (*b as u64) << (8 * i);
+            }
+            return Ok((acc >> (self.lsb() % 8)) & self.max());
+        }
         let mut acc: u128 = 0;
         for (i, b) in bytes.iter().enumerate() {
             acc |= (*b as u128) << (8 * i);
@@ -165,6 +173,18 @@ impl Field {
             need: self.end().div_ceil(8),
             got,
         })?;
+        if bytes.len() <= 8 {
+            let mut acc: u64 = 0;
+            for (i, b) in bytes.iter().enumerate() {
+                acc |= (*b as u64) << (8 * i);
+            }
+            let mask = self.max() << shift;
+            acc = (acc & !mask) | (value << shift);
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = (acc >> (8 * i)) as u8;
+            }
+            return Ok(());
+        }
         let mut acc: u128 = 0;
         for (i, b) in bytes.iter().enumerate() {
             acc |= (*b as u128) << (8 * i);
@@ -302,7 +322,31 @@ impl Layout {
     /// Fails with [`Error::Reserved`] if a bit of the entry that no field covers is set.
     pub fn check_reserved(&self, buf: &[u8]) -> Result<(), Error> {
         self.check_len(buf)?;
-        for (i, b) in buf.iter().take(self.bytes as usize).enumerate() {
+        let n = self.bytes as usize;
+        if n <= 64 {
+            // The bits the fields cover, byte by byte, from each field's range.
+            let mut covered = [0u8; 64];
+            for f in self.fields {
+                let end = f.end().min(8 * n as u32);
+                let mut bit = f.lsb();
+                while bit < end {
+                    let off = bit % 8;
+                    let take = (8 - off).min(end - bit);
+                    covered[(bit / 8) as usize] |= (((1u16 << take) - 1) << off) as u8;
+                    bit += take;
+                }
+            }
+            for (i, b) in buf.iter().take(n).enumerate() {
+                if b & !covered[i] != 0 {
+                    return Err(Error::Reserved {
+                        layout: self.name,
+                        byte: i as u32,
+                    });
+                }
+            }
+            return Ok(());
+        }
+        for (i, b) in buf.iter().take(n).enumerate() {
             let mut covered = 0u8;
             for f in self.fields {
                 for bit in 0..8u32 {

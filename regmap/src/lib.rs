@@ -8,7 +8,8 @@
 //!
 //! * Register space: self-describing blocks (type, version, next) found by a discovery walk ([`block::walk`]):
 //!   [`id`], [`caps`], [`irq`], [`mailbox`], [`counters`], [`queues`] (doorbells, ring semantics),
-//!   [`endpoint`] (addresses and transport parameters).
+//!   [`endpoint`] (addresses and transport parameters), [`control`] (the control processor: run, boot status,
+//!   firmware image).
 //! * Host-memory entries: [`descriptor::sqe`], [`descriptor::rqe`], [`descriptor::cqe`].
 //! * Device context entries: [`context::conn`] (hot state, ≤ 64 bytes, MR-CONN-28), [`context::qp`],
 //!   [`context::mr`].
@@ -26,6 +27,7 @@ pub mod block;
 pub mod caps;
 pub mod command;
 pub mod context;
+pub mod control;
 pub mod counters;
 pub mod ctxport;
 pub mod descriptor;

@@ -214,3 +214,18 @@ fn reset_values_match_reference_reprs() {
         assert_eq!(q.reg(name).map(|r| r.reset), Some(v), "{name}");
     }
 }
+
+/// A set bit is reserved exactly when no field of the layout covers it (every bit of every layout).
+#[test]
+fn check_reserved_flags_exactly_the_uncovered_bits() {
+    for l in metaroce_regmap::all_layouts() {
+        let n = l.bytes as usize;
+        for bit in 0..8 * n as u32 {
+            let mut buf = vec![0u8; n];
+            buf[(bit / 8) as usize] = 1 << (bit % 8);
+            let covered = l.fields.iter().any(|f| bit >= f.lsb() && bit < f.end());
+            let r = l.check_reserved(&buf);
+            assert_eq!(r.is_ok(), covered, "{} bit {bit}: {r:?}", l.name);
+        }
+    }
+}
