@@ -125,14 +125,17 @@ fn create_cq(
     set(&mut e, &arg::CQ_USEC, u64::from(c.moderation.usec))?;
     set(&mut e, &arg::CQ_COUNT, u64::from(c.moderation.count))?;
     commit(bus, table::CQ, cqn as u16, &e, None).map_err(|_| internal())?;
-    fw.objects.cqs[cqn as usize] = Cq {
-        live: true,
-        ring: c.ring_addr,
-        log: c.log_size,
-        vector: c.msix_vector,
-        moderation: c.moderation,
-        users: 0,
-    };
+    fw.objects.set_cq(
+        cqn,
+        Cq {
+            live: true,
+            ring: c.ring_addr,
+            log: c.log_size,
+            vector: c.msix_vector,
+            moderation: c.moderation,
+            users: 0,
+        },
+    );
     Ok(ResponseData::Cq(cqn))
 }
 
@@ -145,7 +148,7 @@ fn destroy_cq(fw: &mut Firmware, bus: &mut impl Bus, cqn: u32) -> Result<Respons
         return Err(refuse(Status::BadState, &arg::CQN));
     }
     commit(bus, table::CQ, cqn as u16, &[0u8; 64], None).map_err(|_| internal())?;
-    fw.objects.cqs[cqn as usize] = Cq::FREE;
+    fw.objects.set_cq(cqn, Cq::FREE);
     Ok(ResponseData::None)
 }
 
@@ -210,7 +213,7 @@ fn create_qp(
     };
     let e = qp_entry(qpn, &qp)?;
     commit(bus, table::QP, qpn as u16, &e, None).map_err(|_| internal())?;
-    fw.objects.qps[qpn as usize] = qp;
+    fw.objects.set_qp(qpn, qp);
     for n in [c.send_cqn, c.recv_cqn] {
         if let Some(cq) = fw.objects.cq_mut(n) {
             cq.users += 1;
@@ -305,7 +308,7 @@ fn modify_qp(
         close_conn(fw, bus, qp.conn)?;
         qp.conn = 0;
     }
-    fw.objects.qps[m.qpn as usize] = qp;
+    fw.objects.set_qp(m.qpn, qp);
     Ok(ResponseData::None)
 }
 
@@ -323,7 +326,7 @@ fn destroy_qp(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32) -> Result<Respons
             cq.users = cq.users.saturating_sub(1);
         }
     }
-    fw.objects.qps[qpn as usize] = Qp::FREE;
+    fw.objects.set_qp(qpn, Qp::FREE);
     Ok(ResponseData::None)
 }
 
@@ -400,7 +403,7 @@ fn create_mr(
     let (lkey, rkey) = keys(fw, slot, salt);
     let e = mr_entry(lkey, rkey, Some(&mr))?;
     commit(bus, table::MR, slot as u16, &e, None).map_err(|_| internal())?;
-    fw.objects.mrs[slot] = mr;
+    fw.objects.set_mr(slot, mr);
     Ok(ResponseData::Mr { lkey, rkey })
 }
 
@@ -419,7 +422,7 @@ fn modify_mr(
     let (lkey, rkey) = keys(fw, slot, salt_of(fw, slot));
     let e = mr_entry(lkey, rkey, Some(&mr))?;
     commit(bus, table::MR, slot as u16, &e, None).map_err(|_| internal())?;
-    fw.objects.mrs[slot] = mr;
+    fw.objects.set_mr(slot, mr);
     Ok(ResponseData::None)
 }
 
@@ -428,7 +431,7 @@ fn destroy_mr(fw: &mut Firmware, bus: &mut impl Bus, lkey: u32) -> Result<Respon
     let (lkey, rkey) = keys(fw, slot, salt_of(fw, slot));
     let e = mr_entry(lkey, rkey, None)?;
     commit(bus, table::MR, slot as u16, &e, None).map_err(|_| internal())?;
-    fw.objects.mrs[slot] = Mr::FREE;
+    fw.objects.set_mr(slot, Mr::FREE);
     fw.objects.key_gen[slot] = fw.objects.key_gen[slot].wrapping_add(1);
     Ok(ResponseData::None)
 }

@@ -14,7 +14,8 @@
 //!
 //! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing
 //! context entries), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
-//! execution), [`selftest`] (the boot checks) and [`Firmware`] (boot and the service loop).
+//! execution), [`selftest`] (the boot checks), [`Firmware`] (boot and the service loop), and for the host side
+//! [`image`] (the ELF image as the words the host loads).
 
 #![no_std]
 #![deny(missing_docs)]
@@ -22,6 +23,7 @@
 pub mod bus;
 pub mod ctx;
 pub mod exec;
+pub mod image;
 pub mod mailbox;
 #[cfg(target_arch = "riscv32")]
 pub mod mmio;
@@ -125,10 +127,12 @@ impl Firmware {
                 self.objects.clear();
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9;
                 self.boot.stage = BootStage::Ready;
+                console(bus, "metaroce-fw 0.1: self-test passed\n");
             }
             Err(check) => {
                 self.boot.stage = BootStage::Failed;
                 self.boot.check = check as u8;
+                console(bus, "metaroce-fw 0.1: self-test FAILED\n");
             }
         }
         bus.write(SYS_BASE + sys::BOOT, self.boot.to_word());
@@ -197,6 +201,13 @@ impl Firmware {
         x ^= x << 5;
         self.seed = x;
         x
+    }
+}
+
+/// Writes `text` to the processor's console (`SYS.CONSOLE`), a byte at a time.
+pub fn console(bus: &mut impl Bus, text: &str) {
+    for b in text.bytes() {
+        bus.write(SYS_BASE + sys::CONSOLE, u32::from(b));
     }
 }
 

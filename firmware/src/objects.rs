@@ -165,14 +165,14 @@ impl Mr {
     };
 }
 
-/// The tables. All-zero is the empty state ([`Objects::new`]).
+/// The tables. All-zero is the empty state ([`Objects::new`]). Slots change through [`Objects::set_qp`],
+/// [`Objects::set_cq`] and [`Objects::set_mr`], which keep the counts of live objects.
 pub struct Objects {
-    /// QPs by QPN.
-    pub qps: [Qp; QPS],
-    /// CQs by CQN.
-    pub cqs: [Cq; CQS],
-    /// MRs by slot.
-    pub mrs: [Mr; MRS],
+    qps: [Qp; QPS],
+    cqs: [Cq; CQS],
+    mrs: [Mr; MRS],
+    /// Live QPs, CQs and MRs.
+    live: (u32, u32, u32),
     /// Key generation of each MR slot (the low byte of its keys), advanced when the slot is freed, so a stale
     /// key names nothing.
     pub key_gen: [u8; MRS],
@@ -189,14 +189,58 @@ impl Objects {
             mrs: [Mr::FREE; MRS],
             key_gen: [0; MRS],
             conns: 0,
+            live: (0, 0, 0),
         }
     }
 
-    /// Empties every table (key generations are kept, so keys of a previous boot stay invalid).
+    /// The QP slots (slot 0 is never used).
+    pub fn qps(&self) -> &[Qp; QPS] {
+        &self.qps
+    }
+
+    /// The CQ slots.
+    pub fn cqs(&self) -> &[Cq; CQS] {
+        &self.cqs
+    }
+
+    /// The MR slots (slot 0 is never used).
+    pub fn mrs(&self) -> &[Mr; MRS] {
+        &self.mrs
+    }
+
+    /// Replaces QP slot `n` (out-of-range slots are ignored).
+    pub fn set_qp(&mut self, n: u32, qp: Qp) {
+        if let Some(s) = self.qps.get_mut(n as usize) {
+            self.live.0 = self.live.0 + u32::from(qp.live) - u32::from(s.live);
+            *s = qp;
+        }
+    }
+
+    /// Replaces CQ slot `n` (out-of-range slots are ignored).
+    pub fn set_cq(&mut self, n: u32, cq: Cq) {
+        if let Some(s) = self.cqs.get_mut(n as usize) {
+            self.live.1 = self.live.1 + u32::from(cq.live) - u32::from(s.live);
+            *s = cq;
+        }
+    }
+
+    /// Replaces MR slot `n` (out-of-range slots are ignored).
+    pub fn set_mr(&mut self, n: usize, mr: Mr) {
+        if let Some(s) = self.mrs.get_mut(n) {
+            self.live.2 = self.live.2 + u32::from(mr.live) - u32::from(s.live);
+            *s = mr;
+        }
+    }
+
+    /// Empties every table (key generations are kept, so keys of a previous boot stay invalid). Tables that
+    /// are already empty are not rewritten (after reset the start-up code has zeroed them).
     pub fn clear(&mut self) {
-        self.qps.fill(Qp::FREE);
-        self.cqs.fill(Cq::FREE);
-        self.mrs.fill(Mr::FREE);
+        if self.live != (0, 0, 0) {
+            self.qps.fill(Qp::FREE);
+            self.cqs.fill(Cq::FREE);
+            self.mrs.fill(Mr::FREE);
+            self.live = (0, 0, 0);
+        }
         self.conns = 0;
     }
 
@@ -210,7 +254,7 @@ impl Objects {
         self.cqs.get(cqn as usize).filter(|c| c.live)
     }
 
-    /// CQ `cqn`, if it exists.
+    /// CQ `cqn`, if it exists (its `live` flag must stay set: use [`Objects::set_cq`] to free it).
     pub fn cq_mut(&mut self, cqn: u32) -> Option<&mut Cq> {
         self.cqs.get_mut(cqn as usize).filter(|c| c.live)
     }
@@ -235,18 +279,16 @@ impl Objects {
         (1..limit.min(MRS as u32)).find(|&n| !self.mrs[n as usize].live)
     }
 
-    /// Free QPs, CQs and MR slots below the limits.
+    /// Free QPs, CQs and MR slots below the limits (objects are only created below them).
     pub fn free(&self, limits: &Limits) -> (u32, u32, u32) {
-        let q = (1..limits.max_qps.min(QPS as u32))
-            .filter(|&n| !self.qps[n as usize].live)
-            .count();
-        let c = (0..limits.max_cqs.min(CQS as u32))
-            .filter(|&n| !self.cqs[n as usize].live)
-            .count();
-        let m = (1..limits.max_mrs.min(MRS as u32))
-            .filter(|&n| !self.mrs[n as usize].live)
-            .count();
-        (q as u32, c as u32, m as u32)
+        let q = limits.max_qps.min(QPS as u32).saturating_sub(1);
+        let c = limits.max_cqs.min(CQS as u32);
+        let m = limits.max_mrs.min(MRS as u32).saturating_sub(1);
+        (
+            q.saturating_sub(self.live.0),
+            c.saturating_sub(self.live.1),
+            m.saturating_sub(self.live.2),
+        )
     }
 }
 

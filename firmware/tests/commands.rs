@@ -101,6 +101,7 @@ fn boot_passes_and_publishes_ready_with_the_version() {
     assert_eq!(fw.limits().max_cqs, CQS as u32);
     assert_eq!(fw.limits().max_mrs, MRS as u32);
     assert!(regs.commits.is_empty(), "the self-test commits nothing");
+    assert_eq!(regs.console, b"metaroce-fw 0.1: self-test passed\n");
     assert!(regs.stray.is_empty(), "stray accesses {:x?}", regs.stray);
 }
 
@@ -482,9 +483,9 @@ fn corrupted_requests_are_answered_and_a_refusal_changes_nothing() {
             }
         }
         let commits = regs.commits.len();
-        let qps = fw.objects().qps;
-        let cqs = fw.objects().cqs;
-        let mrs = fw.objects().mrs;
+        let qps = *fw.objects().qps();
+        let cqs = *fw.objects().cqs();
+        let mrs = *fw.objects().mrs();
         regs.submit_raw(&buf, i as u16);
         let s = fw.serve(&mut regs).expect("pending");
         assert!(regs.pending.is_none(), "seed {seed} case {i}: answered");
@@ -506,7 +507,9 @@ fn corrupted_requests_are_answered_and_a_refusal_changes_nothing() {
                 "seed {seed} case {i}: refused, yet written"
             );
             assert!(
-                fw.objects().qps == qps && fw.objects().cqs == cqs && fw.objects().mrs == mrs,
+                *fw.objects().qps() == qps
+                    && *fw.objects().cqs() == cqs
+                    && *fw.objects().mrs() == mrs,
                 "seed {seed} case {i}: refused, yet the firmware's tables changed"
             );
         } else {
@@ -581,6 +584,7 @@ fn each_self_test_failure_is_named_and_commands_get_internal() {
             "{faults:?}"
         );
         assert_eq!(BootStatus::from_word(regs.boot), Some(b));
+        assert_eq!(regs.console, b"metaroce-fw 0.1: self-test FAILED\n");
         let r = run(&mut fw, &mut regs, 9, Command::QueryDevice);
         assert_eq!(r.status, Status::Internal, "{faults:?}");
         assert!(regs.commits.is_empty());
