@@ -34,6 +34,7 @@ pub fn all() -> Vec<BlockSpec> {
     v.extend(crate::rel::blocks());
     v.extend(crate::cc::blocks());
     v.extend(crate::ctx::blocks());
+    v.extend(crate::cpu::blocks());
     v.extend(crate::top::blocks());
     v
 }

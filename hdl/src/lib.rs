@@ -28,6 +28,7 @@
 pub mod blocks;
 pub mod cc;
 pub mod common;
+pub mod cpu;
 pub mod ctx;
 pub mod dma;
 pub mod gen;

@@ -136,12 +136,51 @@ fn mailbox_submit_pulses_go_and_the_firmware_answers() {
     assert_eq!(rf.mbox_tag.val().index(), 0x77);
     tick(&mut rf);
     assert!(!rf.mbox_go.val(), "go is a one-cycle pulse");
+    assert_eq!(read(&mut rf, b + mailbox::reg::STATUS), 1, "busy, not done");
+    // A second submission while busy is ignored and counted.
+    rf.bus_wr_en.next = true;
+    rf.bus_wr_addr.next = bits(u64::from(b + mailbox::reg::CTRL));
+    rf.bus_wr_data.next = bits(u64::from(mailbox::ctrl_go(0x78)));
+    tick(&mut rf);
+    rf.bus_wr_en.next = false;
+    assert!(!rf.mbox_go.val(), "ignored while busy");
     rf.fw_wr_en.next = true;
     rf.fw_wr_addr.next = bits(FW_STATUS as u64);
     rf.fw_wr_data.next = bits(0x0077_0002);
     tick(&mut rf);
     rf.fw_wr_en.next = false;
     assert_eq!(read(&mut rf, b + mailbox::reg::STATUS), 0x0077_0002);
+    // A refusal (non-zero status) is counted.
+    rf.fw_wr_en.next = true;
+    rf.fw_wr_data.next = bits(0x0079_0402);
+    tick(&mut rf);
+    rf.fw_wr_en.next = false;
+    let c = base(BlockType::Counters);
+    write(&mut rf, c + counters::reg::SNAPSHOT, 1);
+    let value =
+        |rf: &mut RegFile, id: counters::CounterId| read(rf, c + counters::value_offset(id));
+    assert_eq!(value(&mut rf, counters::CounterId::CmdIgnored), 1);
+    assert_eq!(value(&mut rf, counters::CounterId::CmdRejected), 1);
+}
+
+#[test]
+fn control_block_runs_the_processor_and_shows_its_boot_word() {
+    let mut rf = new_rf(&CoreConfig::default());
+    let b = base(BlockType::Control);
+    settle(&mut rf);
+    assert!(!rf.fw_run.val(), "stopped after reset");
+    rf.fw_boot.next = bits(0x0001_0002);
+    write(&mut rf, b + metaroce_regmap::control::reg::CTRL, 1);
+    settle(&mut rf);
+    assert!(rf.fw_run.val());
+    assert_eq!(
+        read(&mut rf, b + metaroce_regmap::control::reg::BOOT),
+        0x0001_0002
+    );
+    assert_eq!(
+        read(&mut rf, b + metaroce_regmap::control::reg::IMAGE_OFFSET),
+        metaroce_regmap::control::IMAGE_WINDOW
+    );
 }
 
 fn btick(br: &mut AxilBridge) {

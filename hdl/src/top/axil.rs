@@ -7,6 +7,10 @@
 //! needs. A read that no block answers within 255 cycles completes with SLVERR and data 0xFFFF_FFFF, so a
 //! host never hangs on the bus. Byte strobes other than all-ones are rejected with SLVERR (every register is a
 //! 32-bit word).
+//!
+//! A second master, the control processor, shares the bus through `cpu_*`: it holds `cpu_req` (with `cpu_we`,
+//! `cpu_addr`, `cpu_wdata`) until `cpu_ack`, which comes with `cpu_rdata` for a read (all ones after the same
+//! timeout). When both masters wait, the bridge alternates between them, so neither starves.
 
 use rust_hdl::prelude::*;
 
@@ -21,6 +25,10 @@ pub enum AxilState {
     ReadWait,
     /// Read data held until accepted.
     ReadResp,
+    /// The control processor's read issued, waiting for the data.
+    CpuReadWait,
+    /// The control processor's access done (`cpu_ack`).
+    CpuAck,
 }
 
 /// AXI4-Lite slave to internal register bus.
@@ -78,6 +86,18 @@ pub struct AxilBridge {
     pub bus_rd_data: Signal<In, Bits<32>>,
     /// Internal bus: read data valid.
     pub bus_rd_valid: Signal<In, Bit>,
+    /// Control processor: access request (held until `cpu_ack`).
+    pub cpu_req: Signal<In, Bit>,
+    /// Control processor: 1 for a write.
+    pub cpu_we: Signal<In, Bit>,
+    /// Control processor: byte address.
+    pub cpu_addr: Signal<In, Bits<24>>,
+    /// Control processor: write data.
+    pub cpu_wdata: Signal<In, Bits<32>>,
+    /// Control processor: the access is done (one cycle).
+    pub cpu_ack: Signal<Out, Bit>,
+    /// Control processor: read data (with `cpu_ack`).
+    pub cpu_rdata: Signal<Out, Bits<32>>,
     /// Data returned by a read that timed out (all ones, like a PCIe read of a device that is gone).
     pub bus_error_data: Constant<Bits<32>>,
     state: DFF<AxilState>,
@@ -88,12 +108,14 @@ pub struct AxilBridge {
     rd_en: DFF<Bit>,
     addr: DFF<Bits<24>>,
     wdata: DFF<Bits<32>>,
+    /// The control processor goes first when both masters wait.
+    cpu_turn: DFF<Bit>,
 }
 
 impl Logic for AxilBridge {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, state, resp, rdata, timer, wr_en, rd_en, addr, wdata);
+        dff_setup!(self, clk, state, resp, rdata, timer, wr_en, rd_en, addr, wdata, cpu_turn);
         self.wr_en.d.next = false;
         self.rd_en.d.next = false;
         self.s_axil_awready.next = false;
@@ -101,7 +123,25 @@ impl Logic for AxilBridge {
         self.s_axil_arready.next = false;
         match self.state.q.val() {
             AxilState::Idle => {
-                if self.s_axil_awvalid.val() & self.s_axil_wvalid.val() {
+                if self.cpu_req.val()
+                    & (self.cpu_turn.q.val()
+                        | !((self.s_axil_awvalid.val() & self.s_axil_wvalid.val())
+                            | self.s_axil_arvalid.val()))
+                {
+                    self.cpu_turn.d.next = false;
+                    self.addr.d.next = self.cpu_addr.val();
+                    self.wdata.d.next = self.cpu_wdata.val();
+                    if self.cpu_we.val() {
+                        self.wr_en.d.next = true;
+                        self.resp.d.next = 0.into();
+                        self.state.d.next = AxilState::CpuAck;
+                    } else {
+                        self.rd_en.d.next = true;
+                        self.timer.d.next = 0.into();
+                        self.state.d.next = AxilState::CpuReadWait;
+                    }
+                } else if self.s_axil_awvalid.val() & self.s_axil_wvalid.val() {
+                    self.cpu_turn.d.next = true;
                     self.s_axil_awready.next = true;
                     self.s_axil_wready.next = true;
                     self.addr.d.next = self.s_axil_awaddr.val();
@@ -114,6 +154,7 @@ impl Logic for AxilBridge {
                     }
                     self.state.d.next = AxilState::WriteResp;
                 } else if self.s_axil_arvalid.val() {
+                    self.cpu_turn.d.next = true;
                     self.s_axil_arready.next = true;
                     self.addr.d.next = self.s_axil_araddr.val();
                     self.rd_en.d.next = true;
@@ -144,6 +185,22 @@ impl Logic for AxilBridge {
                     self.state.d.next = AxilState::Idle;
                 }
             }
+            AxilState::CpuReadWait => {
+                if self.bus_rd_valid.val() {
+                    self.rdata.d.next = self.bus_rd_data.val();
+                    self.resp.d.next = 0.into();
+                    self.state.d.next = AxilState::CpuAck;
+                } else if self.timer.q.val() == 255 {
+                    self.rdata.d.next = self.bus_error_data.val();
+                    self.resp.d.next = 2.into();
+                    self.state.d.next = AxilState::CpuAck;
+                } else {
+                    self.timer.d.next = self.timer.q.val() + 1;
+                }
+            }
+            AxilState::CpuAck => {
+                self.state.d.next = AxilState::Idle;
+            }
             _ => {
                 self.state.d.next = AxilState::Idle;
             }
@@ -153,6 +210,8 @@ impl Logic for AxilBridge {
             self.wr_en.d.next = false;
             self.rd_en.d.next = false;
         }
+        self.cpu_ack.next = self.state.q.val() == AxilState::CpuAck;
+        self.cpu_rdata.next = self.rdata.q.val();
         self.s_axil_bvalid.next = self.state.q.val() == AxilState::WriteResp;
         self.s_axil_bresp.next = self.resp.q.val();
         self.s_axil_rvalid.next = self.state.q.val() == AxilState::ReadResp;
@@ -195,6 +254,12 @@ impl Default for AxilBridge {
             bus_rd_addr: Default::default(),
             bus_rd_data: Default::default(),
             bus_rd_valid: Default::default(),
+            cpu_req: Default::default(),
+            cpu_we: Default::default(),
+            cpu_addr: Default::default(),
+            cpu_wdata: Default::default(),
+            cpu_ack: Default::default(),
+            cpu_rdata: Default::default(),
             bus_error_data: Constant::new(bits::<32>(0xFFFF_FFFF)),
             state: Default::default(),
             resp: Default::default(),
@@ -204,6 +269,7 @@ impl Default for AxilBridge {
             rd_en: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
+            cpu_turn: Default::default(),
         }
     }
 }

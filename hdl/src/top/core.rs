@@ -8,11 +8,13 @@
 //! | `0x00000..0x01000` | the register blocks of `metaroce_regmap::block::DEFAULT_MAP` ([`super::regfile`]) |
 //! | `0x10000..0x30000` | QP doorbell pages (`queues::DEFAULT_QP_DB_BASE`): SQ to the transmit engine, RQ to the receive queue |
 //! | `0x30000..0x40000` | CQ doorbell pages (`queues::DEFAULT_CQ_DB_BASE`) to the CQ writer |
+//! | `0x40000..0x60000` | the control processor's image window (`metaroce_regmap::control`; write-only, while the processor is stopped) |
 //! | `0x70000..0x80000` | the context-programming window ([`crate::ctx::ctx_port`]) |
 //!
 //! Each window's blocks see window-relative addresses. Reads of the doorbell windows answer 0 at once (they are
 //! write-only); reads nobody answers end in the bridge's timeout (SLVERR, all ones).
 
+use crate::cpu::control_cpu::ControlCpu;
 use crate::dma::DmaDesc;
 use crate::records::PktMeta;
 use crate::top::axil::AxilBridge;
@@ -32,6 +34,11 @@ pub const QP_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_QP_DB_BASE;
 pub const CQ_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_CQ_DB_BASE;
 /// Start of the context-programming window.
 pub const CTX_WINDOW: u32 = metaroce_regmap::ctxport::WINDOW;
+// The image window's literals in `update` (hdl_gen code takes literals) are regmap's.
+const _: () = assert!(
+    metaroce_regmap::control::IMAGE_WINDOW == 0x4_0000
+        && metaroce_regmap::fwbus::RAM_BYTES == 0x2_0000
+);
 
 use crate::ctx::ctx_port::CtxPort;
 use crate::rel::records::{ConnFail, QpError};
@@ -201,20 +208,12 @@ pub struct MetaroceCore<
     pub m_axis_conn_err_tvalid: Signal<Out, Bit>,
     /// Connection failure ready.
     pub m_axis_conn_err_tready: Signal<In, Bit>,
-    /// Mailbox: a command was submitted (to the embedded control processor).
-    pub mbox_go: Signal<Out, Bit>,
-    /// Mailbox: its tag.
-    pub mbox_tag: Signal<Out, Bits<16>>,
-    /// Mailbox: request word `fw_rd_addr`.
-    pub fw_rd_addr: Signal<In, Bits<4>>,
-    /// Mailbox: the request word.
-    pub fw_rd_data: Signal<Out, Bits<32>>,
-    /// Mailbox: write a response word (0..16) or the status (16).
-    pub fw_wr_en: Signal<In, Bit>,
-    /// Mailbox: word index.
-    pub fw_wr_addr: Signal<In, Bits<5>>,
-    /// Mailbox: word.
-    pub fw_wr_data: Signal<In, Bits<32>>,
+    /// The control processor's console: a byte (one cycle).
+    pub fw_console_valid: Signal<Out, Bit>,
+    /// The byte.
+    pub fw_console_data: Signal<Out, Bits<8>>,
+    /// The control processor stopped on a trap.
+    pub fw_trap: Signal<Out, Bit>,
     /// Sticky: an SQ doorbell was lost because the doorbell FIFO was full.
     pub stat_db_drop: Signal<Out, Bit>,
     /// Sticky: a work request was posted to a closed connection.
@@ -224,6 +223,7 @@ pub struct MetaroceCore<
     timebase: TimeBase,
     bridge: AxilBridge,
     regs: RegFile,
+    cpu: ControlCpu,
     epc: EndpointCfg,
     ctxp: CtxPort,
     fan: OpenFanout,
@@ -270,6 +270,7 @@ pub struct MetaroceCore<
     c_st_retry: Constant<Bits<8>>,
     in_regs_rd: Signal<Local, Bit>,
     in_ctx_rd: Signal<Local, Bit>,
+    img_off: Signal<Local, Bits<24>>,
     chk_meta: Signal<Local, PktMeta>,
     chk_user: Signal<Local, NackReq>,
     chk_rx: Signal<Local, RxCheck>,
@@ -349,19 +350,16 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             m_axis_conn_err_tdata: Default::default(),
             m_axis_conn_err_tvalid: Default::default(),
             m_axis_conn_err_tready: Default::default(),
-            mbox_go: Default::default(),
-            mbox_tag: Default::default(),
-            fw_rd_addr: Default::default(),
-            fw_rd_data: Default::default(),
-            fw_wr_en: Default::default(),
-            fw_wr_addr: Default::default(),
-            fw_wr_data: Default::default(),
+            fw_console_valid: Default::default(),
+            fw_console_data: Default::default(),
+            fw_trap: Default::default(),
             stat_db_drop: Default::default(),
             stat_wr_closed: Default::default(),
             now: Default::default(),
             timebase: Default::default(),
             bridge: Default::default(),
             regs: RegFile::new(cfg),
+            cpu: ControlCpu::default(),
             epc: Default::default(),
             ctxp: CtxPort::new(),
             fan: Default::default(),
@@ -404,6 +402,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             c_st_retry: Constant::new((CqeStatus::RetryExceeded as u64).into()),
             in_regs_rd: Default::default(),
             in_ctx_rd: Default::default(),
+            img_off: Default::default(),
             chk_meta: Default::default(),
             chk_user: Default::default(),
             chk_rx: Default::default(),
@@ -523,7 +522,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.ctxp.cfg_rd_addr.next = self.bridge.bus_rd_addr.val() - 0x7_0000;
         self.rd_default.d.next = self.bridge.bus_rd_en.val()
             & (self.bridge.bus_rd_addr.val() >= 0x1_0000)
-            & (self.bridge.bus_rd_addr.val() < 0x4_0000);
+            & (self.bridge.bus_rd_addr.val() < 0x6_0000);
         self.bridge.bus_rd_valid.next =
             self.regs.bus_rd_valid.val() | self.ctxp.cfg_rd_valid.val() | self.rd_default.q.val();
         self.bridge.bus_rd_data.next = 0.into();
@@ -544,13 +543,34 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             self.regs.irq_cause_set.next = 2.into();
         }
         self.irq_pending.next = self.regs.irq_pending.val();
-        self.mbox_go.next = self.regs.mbox_go.val();
-        self.mbox_tag.next = self.regs.mbox_tag.val();
-        self.regs.fw_rd_addr.next = self.fw_rd_addr.val();
-        self.fw_rd_data.next = self.regs.fw_rd_data.val();
-        self.regs.fw_wr_en.next = self.fw_wr_en.val();
-        self.regs.fw_wr_addr.next = self.fw_wr_addr.val();
-        self.regs.fw_wr_data.next = self.fw_wr_data.val();
+        // The control processor: run by CONTROL.CTRL, loaded through the image window while stopped, master of
+        // the register bus through the bridge, the firmware side of the mailbox.
+        self.cpu.clk.next = self.clk.val();
+        self.cpu.rst.next = self.rst.val();
+        self.cpu.run.next = self.regs.fw_run.val();
+        self.img_off.next = self.bridge.bus_wr_addr.val() - 0x4_0000;
+        self.cpu.img_wr_en.next = self.bridge.bus_wr_en.val()
+            & (self.bridge.bus_wr_addr.val() >= 0x4_0000)
+            & (self.bridge.bus_wr_addr.val() < 0x6_0000);
+        self.cpu.img_wr_addr.next = self.img_off.val().get_bits::<15>(2);
+        self.cpu.img_wr_data.next = self.bridge.bus_wr_data.val();
+        self.bridge.cpu_req.next = self.cpu.bus_req.val();
+        self.bridge.cpu_we.next = self.cpu.bus_we.val();
+        self.bridge.cpu_addr.next = self.cpu.bus_addr.val();
+        self.bridge.cpu_wdata.next = self.cpu.bus_wdata.val();
+        self.cpu.bus_ack.next = self.bridge.cpu_ack.val();
+        self.cpu.bus_rdata.next = self.bridge.cpu_rdata.val();
+        self.cpu.mbox_go.next = self.regs.mbox_go.val();
+        self.cpu.mbox_tag.next = self.regs.mbox_tag.val();
+        self.regs.fw_rd_addr.next = self.cpu.fw_rd_addr.val();
+        self.cpu.fw_rd_data.next = self.regs.fw_rd_data.val();
+        self.regs.fw_wr_en.next = self.cpu.fw_wr_en.val();
+        self.regs.fw_wr_addr.next = self.cpu.fw_wr_addr.val();
+        self.regs.fw_wr_data.next = self.cpu.fw_wr_data.val();
+        self.regs.fw_boot.next = self.cpu.boot.val();
+        self.fw_console_valid.next = self.cpu.console_valid.val();
+        self.fw_console_data.next = self.cpu.console_data.val();
+        self.fw_trap.next = self.cpu.trap.val();
 
         // Context programming: every table hears every write; opens go to the six state holders.
         self.rxe.s_axis_ctxw_tdata.next = self.ctxp.m_axis_ctxw_tdata.val();

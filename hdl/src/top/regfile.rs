@@ -10,7 +10,13 @@
 //!   `MAILBOX.STATUS` / `MAILBOX.RESP[i]` (written by the firmware port) and `COUNTERS.VALUE[i]` (the snapshot);
 //! * `Rw`: storage with the regmap reset value;
 //! * `W1c` (`IRQ.CAUSE`): bits set by `irq_cause_set`, cleared by writing 1;
-//! * `Wo`: `MAILBOX.CTRL` pulses `mbox_go` with the tag; `COUNTERS.SNAPSHOT` copies every counter into `VALUE`.
+//!   and `CONTROL.BOOT` (the `fw_boot` input);
+//! * `Wo`: `MAILBOX.CTRL` with `go` pulses `mbox_go` with the tag and sets `MAILBOX.STATUS` to busy (`done`
+//!   cleared), unless a command is in progress (`busy` set): then the write is ignored and counted
+//!   (`cmd_ignored`); `COUNTERS.SNAPSHOT` copies every counter into `VALUE`.
+//!
+//! A firmware write of `MAILBOX.STATUS` with a non-zero status counts `cmd_rejected`. `fw_run` is bit 0 of
+//! `CONTROL.CTRL`.
 //!
 //! Counters: counter `i` (regmap `CounterId` index) adds lane `i` of `cnt_inc` (16 bits per lane) every cycle.
 //! Reads answer two cycles after `bus_rd_en`, with the value at the second edge (before that edge's writes):
@@ -61,6 +67,8 @@ pub enum RegKind {
     Snapshot(usize),
     /// Counters SNAPSHOT: a write of bit 0 takes a snapshot.
     SnapshotCmd,
+    /// Control BOOT: the `fw_boot` input (the firmware's boot word).
+    FwBoot,
 }
 
 /// Bit offset, in [`RegFile::endpoint`], of the word at endpoint-block offset `offset` (a multiple of 4 from
@@ -85,6 +93,10 @@ fn endpoint_rw(map: &BTreeMap<u32, RegKind>) -> Vec<(usize, usize)> {
 
 /// Firmware word index of `MAILBOX.STATUS` (after the 16 RESP words).
 pub const FW_STATUS: usize = 16;
+/// Counter lane the register file itself counts rejected commands on.
+const CMD_REJECTED: usize = metaroce_regmap::counters::CounterId::CmdRejected as usize;
+/// Counter lane the register file itself counts ignored mailbox submissions on.
+const CMD_IGNORED: usize = metaroce_regmap::counters::CounterId::CmdIgnored as usize;
 
 /// The register map of the build: byte offset → behaviour, and the number of Rw words.
 pub fn map(cfg: &CoreConfig) -> (BTreeMap<u32, RegKind>, usize) {
@@ -124,6 +136,7 @@ pub fn map(cfg: &CoreConfig) -> (BTreeMap<u32, RegKind>, usize) {
                     (BlockType::Mailbox, "STATUS", _) => RegKind::Fw(FW_STATUS),
                     (BlockType::Mailbox, "RESP", _) => RegKind::Fw(i as usize),
                     (BlockType::Mailbox, "CTRL", _) => RegKind::MboxCtrl,
+                    (BlockType::Control, "BOOT", _) => RegKind::FwBoot,
                     (BlockType::Counters, "VALUE", _) => RegKind::Snapshot(i as usize),
                     (BlockType::Counters, "SNAPSHOT", _) => RegKind::SnapshotCmd,
                     (_, _, Access::Rw) => {
@@ -203,6 +216,10 @@ pub struct RegFile {
     pub fw_wr_addr: Signal<In, Bits<5>>,
     /// Firmware write data.
     pub fw_wr_data: Signal<In, Bits<32>>,
+    /// The firmware's boot word (CONTROL.BOOT).
+    pub fw_boot: Signal<In, Bits<32>>,
+    /// CONTROL.CTRL.run: the control processor may run.
+    pub fw_run: Signal<Out, Bit>,
     _map: BTreeMap<u32, RegKind>,
     _rw_count: usize,
     _rw: Vec<u32>,
@@ -240,6 +257,8 @@ impl RegFile {
             fw_wr_en: Default::default(),
             fw_wr_addr: Default::default(),
             fw_wr_data: Default::default(),
+            fw_boot: Default::default(),
+            fw_run: Default::default(),
             _map: map,
             _rw_count: rw_count,
             _rw: Vec::new(),
@@ -274,6 +293,18 @@ impl RegFile {
         }
     }
 
+    /// The Rw storage index of `CONTROL.CTRL`.
+    fn run_index(&self) -> Option<usize> {
+        let base = DEFAULT_MAP
+            .iter()
+            .find(|(t, _)| *t == BlockType::Control)?
+            .1;
+        match self._map.get(&(base + metaroce_regmap::control::reg::CTRL)) {
+            Some(RegKind::Rw(i, _)) => Some(*i),
+            _ => None,
+        }
+    }
+
     fn req_index(&self, word: usize) -> Option<usize> {
         let base = DEFAULT_MAP
             .iter()
@@ -295,6 +326,7 @@ impl Logic for RegFile {
             ep = ep | (bits::<1024>(u64::from(self._rw[i])) << (bit as u64));
         }
         self.endpoint.next = ep;
+        self.fw_run.next = self.run_index().is_some_and(|i| self._rw[i] & 1 == 1);
         self.fw_rd_data.next = bits(u64::from(
             self.req_index(self.fw_rd_addr.val().index())
                 .map_or(0, |i| self._rw[i]),
@@ -320,6 +352,7 @@ impl Logic for RegFile {
                 Some(RegKind::Const(c)) => *c,
                 Some(RegKind::GitHash) => self.git_hash.val().index() as u32,
                 Some(RegKind::BuildTime) => self.build_time.val().index() as u32,
+                Some(RegKind::FwBoot) => self.fw_boot.val().index() as u32,
                 Some(RegKind::Rw(i, _)) => self._rw[*i],
                 Some(RegKind::Cause) => self._cause,
                 Some(RegKind::Fw(i)) => self._fw[*i],
@@ -342,6 +375,7 @@ impl Logic for RegFile {
         let inc = self.cnt_inc.val();
         let mut cause = self._cause | self.irq_cause_set.val().index() as u32;
         let mut snap = false;
+        let mut extra = [0u64; 2];
         if self.bus_wr_en.val() {
             let off = self.bus_wr_addr.val().index() as u32;
             let d = self.bus_wr_data.val().index() as u32;
@@ -349,26 +383,42 @@ impl Logic for RegFile {
                 Some(RegKind::Rw(i, _)) => self._rw[*i] = d,
                 Some(RegKind::Cause) => cause &= !d,
                 Some(RegKind::MboxCtrl) if d & 1 != 0 => {
-                    self.mbox_go.next = true;
-                    self.mbox_tag.next = ((d >> 16) as u64).into();
+                    if self._fw[FW_STATUS] & 1 == 0 {
+                        self.mbox_go.next = true;
+                        self.mbox_tag.next = ((d >> 16) as u64).into();
+                        self._fw[FW_STATUS] = 1;
+                    } else {
+                        extra[1] = 1;
+                    }
                 }
                 Some(RegKind::SnapshotCmd) if d & 1 != 0 => snap = true,
                 _ => {}
             }
         }
         self._cause = cause;
+        if self.fw_wr_en.val() {
+            let a = self.fw_wr_addr.val().index();
+            let d = self.fw_wr_data.val().index() as u32;
+            if a < self._fw.len() {
+                self._fw[a] = d;
+            }
+            if a == FW_STATUS && (d >> 8) & 0xFF != 0 {
+                extra[0] = 1;
+            }
+        }
         for (i, c) in self._cnt.iter_mut().enumerate() {
             if snap {
                 self._snap[i] = *c;
             }
             let lane = inc.get_bits::<LANE_BITS>(i * LANE_BITS).index() as u64;
-            *c = c.wrapping_add(lane);
-        }
-        if self.fw_wr_en.val() {
-            let a = self.fw_wr_addr.val().index();
-            if a < self._fw.len() {
-                self._fw[a] = self.fw_wr_data.val().index() as u32;
-            }
+            let own = if i == CMD_REJECTED {
+                extra[0]
+            } else if i == CMD_IGNORED {
+                extra[1]
+            } else {
+                0
+            };
+            *c = c.wrapping_add(lane + own);
         }
     }
 
@@ -380,6 +430,7 @@ impl Logic for RegFile {
         self.mbox_tag.connect();
         self.fw_rd_data.connect();
         self.endpoint.connect();
+        self.fw_run.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -400,7 +451,10 @@ fn verilog_body(rf: &RegFile) -> String {
         COUNTER_LANES - 1,
         COUNTER_LANES - 1
     );
-    let _ = writeln!(s, "reg [31:0] rd;\ninteger i;");
+    let _ = writeln!(
+        s,
+        "reg [31:0] rd;\ninteger i;\nreg mbox_submit;\nreg cmd_rejected;"
+    );
     let nread = rf
         ._map
         .values()
@@ -417,6 +471,22 @@ fn verilog_body(rf: &RegFile) -> String {
         .map_or("32'd0".to_string(), |i| format!("rw[{i}]"));
     let _ = writeln!(s, "always @(*) begin\n   irq_pending = cause & {en};");
     let _ = writeln!(s, "   endpoint = 1024'd0;");
+    let _ = writeln!(
+        s,
+        "   fw_run = {};",
+        rf.run_index()
+            .map_or("1'b0".to_string(), |i| format!("rw[{i}][0]"))
+    );
+    let ctrl_off = rf
+        ._map
+        .iter()
+        .find(|(_, k)| **k == RegKind::MboxCtrl)
+        .map_or(0xFFFFFF, |(o, _)| *o);
+    let _ = writeln!(
+        s,
+        "   mbox_submit = bus_wr_en && bus_wr_addr == 24'h{ctrl_off:06x} && bus_wr_data[0];\n   \
+         cmd_rejected = fw_wr_en && fw_wr_addr == 5'd{FW_STATUS} && fw_wr_data[15:8] != 8'd0;"
+    );
     for (bit, i) in endpoint_rw(&rf._map) {
         let _ = writeln!(s, "   endpoint[{} +: 32] = rw[{i}];", bit);
     }
@@ -434,6 +504,7 @@ fn verilog_body(rf: &RegFile) -> String {
             RegKind::Const(c) => format!("32'h{c:08x}"),
             RegKind::GitHash => "git_hash".into(),
             RegKind::BuildTime => "build_time".into(),
+            RegKind::FwBoot => "fw_boot".into(),
             RegKind::Rw(i, _) => format!("rw[{i}]"),
             RegKind::Cause => "cause".into(),
             RegKind::Fw(i) => format!("fw[{i}]"),
@@ -485,7 +556,7 @@ fn verilog_body(rf: &RegFile) -> String {
             RegKind::MboxCtrl => {
                 let _ = writeln!(
                     s,
-                    "            24'h{off:06x}: if (bus_wr_data[0]) begin\n               mbox_go <= 1'b1;\n               mbox_tag <= bus_wr_data[31:16];\n            end"
+                    "            24'h{off:06x}: if (bus_wr_data[0] && !fw[{FW_STATUS}][0]) begin\n               mbox_go <= 1'b1;\n               mbox_tag <= bus_wr_data[31:16];\n            end"
                 );
             }
             _ => {}
@@ -501,11 +572,13 @@ fn verilog_body(rf: &RegFile) -> String {
         s,
         "      for (i = 0; i < {COUNTER_LANES}; i = i + 1) begin\n         \
          if (bus_wr_en && bus_wr_addr == 24'h{snap_off:06x} && bus_wr_data[0]) snap[i] <= cnt[i];\n         \
-         cnt[i] <= cnt[i] + {{48'd0, cnt_inc[i*{LANE_BITS} +: {LANE_BITS}]}};\n      end"
+         cnt[i] <= cnt[i] + {{48'd0, cnt_inc[i*{LANE_BITS} +: {LANE_BITS}]}}\n            \
+         + {{63'd0, (i == {CMD_REJECTED}) && cmd_rejected}} + {{63'd0, (i == {CMD_IGNORED}) && mbox_submit && fw[{FW_STATUS}][0]}};\n      end"
     );
     let _ = writeln!(
         s,
-        "      if (fw_wr_en && fw_wr_addr < 5'd17) fw[fw_wr_addr] <= fw_wr_data;"
+        "      if (fw_wr_en && fw_wr_addr < 5'd17) fw[fw_wr_addr] <= fw_wr_data;\n      \
+         else if (mbox_submit && !fw[{FW_STATUS}][0]) fw[{FW_STATUS}] <= 32'd1;"
     );
     let _ = writeln!(s, "   end\nend");
     s

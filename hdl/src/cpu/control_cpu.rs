@@ -1,0 +1,280 @@
+//! The control processor: PicoRV32 ([`super::picorv32`]), its 128 KiB RAM ([`super::ram`]) and the decoder of
+//! its address space (`metaroce_regmap::fwbus`): RAM, the firmware's side of the mailbox, its own registers
+//! (clock, boot word, console) and the core's internal register bus, reached as the AXI-Lite bridge's second
+//! master (`bus_*`).
+//!
+//! * `run` low (`CONTROL.CTRL.run`): the processor is held in reset and the RAM takes the image writes
+//!   (`img_wr_*`, from the core's image window); `BOOT` reads 0.
+//! * Each access the processor starts is answered with `mem_ready` one cycle after the request: RAM with the
+//!   RAM's registered read, the mailbox and the processor's registers from a register; the register bus when
+//!   the bridge acknowledges (the bridge's timeout bounds it). Unmapped addresses read 0 and ignore writes.
+//! * Mailbox: `mbox_go` (a host submission) sets `PENDING` with the tag; the firmware's write of `STATUS`
+//!   (firmware word 16 of the register file) clears it. `REQ[i]` reads the register file's request word `i`
+//!   (`fw_rd_*`); `RESP[i]` and `STATUS` writes go to its firmware words (`fw_wr_*`).
+//! * `CONSOLE` writes pulse `console_valid` with the byte (a log stream for the bench or a UART).
+//!
+//! rust-hdl's simulator cannot run the processor; this block is simulated with Verilator.
+
+use super::picorv32::PicoRv32;
+use super::ram::CpuRam;
+use metaroce_regmap::fwbus::{self, mbox, sys};
+use rust_hdl::prelude::*;
+
+/// log2 of the RAM's words (128 KiB).
+pub const RAM_WORD_BITS: usize = 15;
+const _: () = assert!((4 << RAM_WORD_BITS) as u32 == fwbus::RAM_BYTES);
+
+/// The control processor.
+#[derive(LogicBlock, Default)]
+pub struct ControlCpu {
+    /// Clock.
+    pub clk: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub rst: Signal<In, Bit>,
+    /// The processor may run (else it is held in reset and the RAM takes image writes).
+    pub run: Signal<In, Bit>,
+    /// Image write strobe (only while `run` is low).
+    pub img_wr_en: Signal<In, Bit>,
+    /// Image word address.
+    pub img_wr_addr: Signal<In, Bits<RAM_WORD_BITS>>,
+    /// Image word.
+    pub img_wr_data: Signal<In, Bits<32>>,
+    /// Register bus request (held until `bus_ack`).
+    pub bus_req: Signal<Out, Bit>,
+    /// Register bus: a write.
+    pub bus_we: Signal<Out, Bit>,
+    /// Register bus: byte address.
+    pub bus_addr: Signal<Out, Bits<24>>,
+    /// Register bus: write data.
+    pub bus_wdata: Signal<Out, Bits<32>>,
+    /// Register bus: done.
+    pub bus_ack: Signal<In, Bit>,
+    /// Register bus: read data (with `bus_ack`).
+    pub bus_rdata: Signal<In, Bits<32>>,
+    /// A host submission (one cycle).
+    pub mbox_go: Signal<In, Bit>,
+    /// Its tag.
+    pub mbox_tag: Signal<In, Bits<16>>,
+    /// Request word read (register file's `MAILBOX.REQ[i]`).
+    pub fw_rd_addr: Signal<Out, Bits<4>>,
+    /// The word (combinational).
+    pub fw_rd_data: Signal<In, Bits<32>>,
+    /// Firmware word write strobe.
+    pub fw_wr_en: Signal<Out, Bit>,
+    /// Firmware word: 0..16 RESP, 16 STATUS.
+    pub fw_wr_addr: Signal<Out, Bits<5>>,
+    /// Firmware word data.
+    pub fw_wr_data: Signal<Out, Bits<32>>,
+    /// The firmware's boot word (`SYS.BOOT`; 0 while stopped).
+    pub boot: Signal<Out, Bits<32>>,
+    /// A console byte (one cycle).
+    pub console_valid: Signal<Out, Bit>,
+    /// The byte.
+    pub console_data: Signal<Out, Bits<8>>,
+    /// The processor stopped on a trap.
+    pub trap: Signal<Out, Bit>,
+    cpu: PicoRv32,
+    ram: CpuRam<RAM_WORD_BITS>,
+}
+
+impl Logic for ControlCpu {
+    fn update(&mut self) {
+        // The processor does not run in rust-hdl's simulator; only the image path to the RAM is modelled.
+        self.cpu.clk.next = self.clk.val();
+        self.cpu.resetn.next = false;
+        self.cpu.mem_ready.next = false;
+        self.cpu.mem_rdata.next = 0.into();
+        self.ram.clk.next = self.clk.val();
+        self.ram.en.next = self.img_wr_en.val() & !self.run.val();
+        self.ram.wstrb.next = 15.into();
+        self.ram.addr.next = self.img_wr_addr.val();
+        self.ram.wdata.next = self.img_wr_data.val();
+        self.bus_req.next = false;
+        self.bus_we.next = false;
+        self.bus_addr.next = 0.into();
+        self.bus_wdata.next = 0.into();
+        self.fw_rd_addr.next = 0.into();
+        self.fw_wr_en.next = false;
+        self.fw_wr_addr.next = 0.into();
+        self.fw_wr_data.next = 0.into();
+        self.boot.next = 0.into();
+        self.console_valid.next = false;
+        self.console_data.next = 0.into();
+        self.trap.next = self.cpu.trap.val();
+    }
+
+    fn connect(&mut self) {
+        self.cpu.clk.connect();
+        self.cpu.resetn.connect();
+        self.cpu.mem_ready.connect();
+        self.cpu.mem_rdata.connect();
+        self.ram.clk.connect();
+        self.ram.en.connect();
+        self.ram.wstrb.connect();
+        self.ram.addr.connect();
+        self.ram.wdata.connect();
+        self.bus_req.connect();
+        self.bus_we.connect();
+        self.bus_addr.connect();
+        self.bus_wdata.connect();
+        self.fw_rd_addr.connect();
+        self.fw_wr_en.connect();
+        self.fw_wr_addr.connect();
+        self.fw_wr_data.connect();
+        self.boot.connect();
+        self.console_valid.connect();
+        self.console_data.connect();
+        self.trap.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(verilog_body())
+    }
+}
+
+fn verilog_body() -> String {
+    let ram_top = 31 - fwbus::RAM_BYTES.trailing_zeros() as usize + 1;
+    format!(
+        "\
+localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2;
+reg [1:0] state;
+reg ack;
+reg [31:0] rdata;
+reg pend;
+reg [15:0] pend_tag;
+reg [63:0] time_q;
+reg [31:0] time_hi;
+reg [31:0] boot_q;
+reg con_v;
+reg [7:0] con_d;
+wire [31:0] a = cpu$mem_addr;
+wire is_ram = a[31:{ram_lo}] == {ram_top}'d0;
+wire is_mbox = a[31:8] == 24'h{mbox:06x};
+wire is_sys = a[31:8] == 24'h{sys:06x};
+wire is_reg = a[31:24] == 8'h{reg:02x};
+wire we = cpu$mem_wstrb != 4'd0;
+wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
+wire st_write = start && is_mbox && we && a[7:0] == 8'h{m_status:02x};
+always @(*) begin
+   cpu$clk = clk;
+   cpu$resetn = run && !rst;
+   cpu$mem_ready = ack || state == S_RAM;
+   cpu$mem_rdata = state == S_RAM ? ram$rdata : rdata;
+   ram$clk = clk;
+   if (run) begin
+      ram$en = start && is_ram;
+      ram$wstrb = cpu$mem_wstrb;
+      ram$addr = a[{ram_hi}:2];
+      ram$wdata = cpu$mem_wdata;
+   end else begin
+      ram$en = img_wr_en;
+      ram$wstrb = 4'hf;
+      ram$addr = img_wr_addr;
+      ram$wdata = img_wr_data;
+   end
+   fw_rd_addr = a[5:2];
+   fw_wr_en = st_write || (start && is_mbox && we && a[7:6] == 2'd{resp_q});
+   fw_wr_addr = st_write ? 5'd16 : {{1'b0, a[5:2]}};
+   fw_wr_data = cpu$mem_wdata;
+   bus_req = state == S_BUS;
+   bus_we = we;
+   bus_addr = a[23:0];
+   bus_wdata = cpu$mem_wdata;
+   boot = boot_q;
+   console_valid = con_v;
+   console_data = con_d;
+   trap = cpu$trap;
+end
+always @(posedge clk) begin
+   ack <= 1'b0;
+   con_v <= 1'b0;
+   time_q <= time_q + 64'd1;
+   if (mbox_go) begin
+      pend <= 1'b1;
+      pend_tag <= mbox_tag;
+   end else if (st_write) begin
+      pend <= 1'b0;
+   end
+   case (state)
+      S_IDLE: if (start) begin
+         if (is_ram) begin
+            state <= S_RAM;
+         end else if (is_reg) begin
+            state <= S_BUS;
+         end else begin
+            ack <= 1'b1;
+            rdata <= 32'd0;
+            if (is_mbox && !we) begin
+               if (a[7:0] == 8'h{m_pending:02x}) rdata <= {{pend_tag, 15'd0, pend}};
+               else if (a[7:6] == 2'd{req_q}) rdata <= fw_rd_data;
+            end
+            if (is_sys && !we) begin
+               if (a[7:0] == 8'h{s_lo:02x}) begin
+                  rdata <= time_q[31:0];
+                  time_hi <= time_q[63:32];
+               end else if (a[7:0] == 8'h{s_hi:02x}) begin
+                  rdata <= time_hi;
+               end else if (a[7:0] == 8'h{s_boot:02x}) begin
+                  rdata <= boot_q;
+               end
+            end
+            if (is_sys && we) begin
+               if (a[7:0] == 8'h{s_boot:02x}) boot_q <= cpu$mem_wdata;
+               if (a[7:0] == 8'h{s_con:02x}) begin
+                  con_v <= 1'b1;
+                  con_d <= cpu$mem_wdata[7:0];
+               end
+            end
+         end
+      end
+      S_RAM: state <= S_IDLE;
+      S_BUS: if (bus_ack) begin
+         ack <= 1'b1;
+         rdata <= bus_rdata;
+         state <= S_IDLE;
+      end
+      default: state <= S_IDLE;
+   endcase
+   if (!run) begin
+      state <= S_IDLE;
+      ack <= 1'b0;
+      boot_q <= 32'd0;
+   end
+   if (rst) begin
+      state <= S_IDLE;
+      ack <= 1'b0;
+      pend <= 1'b0;
+      pend_tag <= 16'd0;
+      time_q <= 64'd0;
+      time_hi <= 32'd0;
+      boot_q <= 32'd0;
+      rdata <= 32'd0;
+   end
+end
+",
+        ram_lo = fwbus::RAM_BYTES.trailing_zeros(),
+        ram_top = ram_top,
+        ram_hi = fwbus::RAM_BYTES.trailing_zeros() - 1,
+        mbox = fwbus::MBOX_BASE >> 8,
+        sys = fwbus::SYS_BASE >> 8,
+        reg = fwbus::REG_BASE >> 24,
+        m_status = mbox::STATUS,
+        m_pending = mbox::PENDING,
+        req_q = mbox::REQ >> 6,
+        resp_q = mbox::RESP >> 6,
+        s_lo = sys::TIME_LO,
+        s_hi = sys::TIME_HI,
+        s_boot = sys::BOOT,
+        s_con = sys::CONSOLE,
+    )
+}
+
+/// The block list entries of this file.
+pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
+    vec![crate::blocks::BlockSpec {
+        name: "metaroce_cpu_control_cpu",
+        area: "cpu",
+        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, clock and register-bus master for the firmware",
+        verilog: |_cfg| crate::gen::verilog("metaroce_cpu_control_cpu", ControlCpu::default()),
+    }]
+}
