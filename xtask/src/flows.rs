@@ -47,6 +47,7 @@ pub fn test() -> Result<(), String> {
         "warnings",
     ]))?;
     vectors(true)?;
+    firmware()?;
     crate::hdl::check(&tools)?;
     let totals = run_tests(
         cargo()
@@ -58,6 +59,42 @@ pub fn test() -> Result<(), String> {
         "tests: {} passed, {} failed, {} skipped",
         totals.passed, totals.failed, totals.ignored
     );
+    Ok(())
+}
+
+/// The firmware image for the control processor: clippy on its target, the release build, and its size
+/// against the image area (`metaroce_regmap::fwbus::IMAGE_BYTES`).
+pub fn firmware() -> Result<(), String> {
+    let target = crate::bootstrap::FIRMWARE_TARGET;
+    let args = [
+        "-p",
+        "metaroce-firmware",
+        "--features",
+        "image",
+        "--release",
+        "--target",
+        target,
+    ];
+    run(cargo()
+        .arg("clippy")
+        .args(args)
+        .args(["--", "-D", "warnings"]))?;
+    run(cargo().arg("build").args(args))?;
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| crate::util::repo_root().join("target"));
+    let elf = target_dir.join(target).join("release").join("metaroce-fw");
+    let bytes = std::fs::read(&elf).map_err(|e| format!("{}: {e}", elf.display()))?;
+    let size = metaroce_firmware::image::words(&bytes, |_, _| {})
+        .map_err(|e| format!("{}: {e}", elf.display()))?;
+    let limit = metaroce_regmap::fwbus::IMAGE_BYTES;
+    println!(
+        "firmware image: {size} bytes of {limit} ({})",
+        elf.display()
+    );
+    if size > limit {
+        return Err(format!("the firmware image is {size} bytes, over {limit}"));
+    }
     Ok(())
 }
 

@@ -16,8 +16,9 @@ commands:
   demo [ARGS]   two RTL NICs in the Verilator co-simulation over a lossy multipath link; ARGS go to
                 `metaroce demo` (try --help); `demo --model [ARGS]` runs the reference-model demo
   test          the full test run: bootstrap, fmt, clippy, all tests, vector freshness
-  bootstrap     install the pinned external tools (tshark, C++ toolchain, Python venv with scapy,
-                yosys and Verilator)
+  bootstrap     install the pinned external tools (tshark, C++ toolchain, the firmware's Rust target,
+                Python venv with scapy, yosys, Verilator and the control processor's PicoRV32)
+  firmware      build the control processor's firmware image (riscv32imc) and check its size
   bench [ARGS]  criterion benchmarks of the reference model and the fabric simulator
   vectors       regenerate the golden vectors under tests/vectors
   eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Some("demo") => flows::demo(&rest),
         Some("test") => flows::test(),
         Some("bootstrap") => bootstrap::all().map(|_| ()),
+        Some("firmware") => bootstrap::riscv_target().and_then(|_| flows::firmware()),
         Some("bench") => flows::bench(&rest),
         Some("vectors") => flows::vectors(false),
         Some("eval") => flows::eval(&rest),

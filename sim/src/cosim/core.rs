@@ -6,7 +6,7 @@ use super::bus::{
     AxilDone, AxilMaster, AxilOp, Idle, StreamPorts, StreamSink, StreamSource, Violation,
 };
 use super::host_mem::{DmaServer, MemTiming};
-use super::model::{Model, ModelError, ModelKind};
+use super::model::{Model, ModelError, ModelKind, PortId};
 use metaroce_hdl::{CoreConfig, DataWidth};
 use std::collections::HashMap;
 use std::fmt;
@@ -154,6 +154,10 @@ pub struct CoreBench {
     pub exc: StreamSink,
     /// Failed connections.
     pub conn_err: StreamSink,
+    /// What the control processor wrote to its console.
+    pub console: Vec<u8>,
+    console_ports: (PortId, PortId),
+    trap_port: PortId,
 }
 
 impl CoreBench {
@@ -193,6 +197,12 @@ impl CoreBench {
                 Idle::NONE,
                 seed ^ 0x13,
             ),
+            console: Vec::new(),
+            console_ports: (
+                kind.port("fw_console_valid")?,
+                kind.port("fw_console_data")?,
+            ),
+            trap_port: kind.port("fw_trap")?,
             m: {
                 m.set_bit(rst, true);
                 m
@@ -220,11 +230,20 @@ impl CoreBench {
         self.tx.sample(m);
         self.exc.sample(m);
         self.conn_err.sample(m);
+        if m.get_bit(self.console_ports.0) {
+            self.console.push(m.get(self.console_ports.1) as u8);
+        }
         m.step();
         if let Some(v) = self.violation() {
             return Err(BenchError::Violation(v.clone()));
         }
         Ok(())
+    }
+
+    /// The control processor stopped on a trap.
+    pub fn fw_trap(&mut self) -> Result<bool, BenchError> {
+        self.m.eval();
+        Ok(self.m.get_bit(self.trap_port))
     }
 
     /// The first handshake violation of any stream.

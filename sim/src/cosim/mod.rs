@@ -6,6 +6,8 @@
 //!   idle and back-pressure, and the stream monitors that fail a run on any handshake violation;
 //! - [`host_mem`]: host memory serving the core's DMA interface with latency and back-pressure;
 //! - [`core`]: the `metaroce_core` model at its co-simulation size and a bench of one core;
+//! - [`firmware`]: the firmware image loaded into a core's control processor, booted, and commanded through the
+//!   mailbox;
 //! - [`host`]: the host side of a core (endpoint, contexts, rings, doorbells, completions), as the driver and
 //!   firmware do it;
 //! - [`pair`]: two cores joined by the harness's link model;
@@ -21,6 +23,7 @@ pub mod bus;
 pub mod core;
 pub mod demo;
 mod ffi;
+pub mod firmware;
 pub mod host;
 pub mod host_mem;
 pub mod interop;
