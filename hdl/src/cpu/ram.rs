@@ -1,6 +1,9 @@
 //! The control processor's RAM: `2^AW` 32-bit words, one port, byte write strobes, the read data registered
-//! (available the cycle after `en`, held while `en` is low). A single port with byte enables maps to block RAM.
+//! (the word at the address presented one cycle earlier; a write returns the old word). Built from four
+//! byte-wide [`SdpRam`]s, one per byte lane, with the read and write addresses tied together, so synthesis
+//! maps it to block RAM like the project's other memories.
 
+use crate::common::ram::SdpRam;
 use rust_hdl::prelude::*;
 
 /// Single-port RAM of `2^AW` words.
@@ -8,7 +11,7 @@ use rust_hdl::prelude::*;
 pub struct CpuRam<const AW: usize> {
     /// Clock.
     pub clk: Signal<In, Clock>,
-    /// Access enable.
+    /// Access enable (writes only happen with it).
     pub en: Signal<In, Bit>,
     /// Byte write strobes (0: a read).
     pub wstrb: Signal<In, Bits<4>>,
@@ -16,9 +19,12 @@ pub struct CpuRam<const AW: usize> {
     pub addr: Signal<In, Bits<AW>>,
     /// Write data.
     pub wdata: Signal<In, Bits<32>>,
-    /// The word read at the last enabled edge.
+    /// The word at the address of the previous cycle.
     pub rdata: Signal<Out, Bits<32>>,
-    _mem: Vec<u32>,
+    lane0: SdpRam<Bits<8>, AW>,
+    lane1: SdpRam<Bits<8>, AW>,
+    lane2: SdpRam<Bits<8>, AW>,
+    lane3: SdpRam<Bits<8>, AW>,
 }
 
 impl<const AW: usize> Default for CpuRam<AW> {
@@ -30,50 +36,67 @@ impl<const AW: usize> Default for CpuRam<AW> {
             addr: Default::default(),
             wdata: Default::default(),
             rdata: Default::default(),
-            _mem: vec![0; 1 << AW],
+            lane0: SdpRam::new(1 << AW),
+            lane1: SdpRam::new(1 << AW),
+            lane2: SdpRam::new(1 << AW),
+            lane3: SdpRam::new(1 << AW),
         }
     }
 }
 
 impl<const AW: usize> Logic for CpuRam<AW> {
     fn update(&mut self) {
-        if !self.clk.pos_edge() || !self.en.val() {
-            return;
+        let w = self.wdata.val().index() as u64;
+        let s = self.wstrb.val().index();
+        let en = self.en.val();
+        for (k, lane) in [
+            &mut self.lane0,
+            &mut self.lane1,
+            &mut self.lane2,
+            &mut self.lane3,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            lane.clk.next = self.clk.val();
+            lane.rd_addr.next = self.addr.val();
+            lane.wr_addr.next = self.addr.val();
+            lane.wr_data.next = bits((w >> (8 * k)) & 0xFF);
+            lane.wr_en.next = en & (s >> k & 1 == 1);
         }
-        let a = self.addr.val().index();
-        let Some(w) = self._mem.get_mut(a) else {
-            return;
-        };
-        self.rdata.next = bits(u64::from(*w));
-        let strb = self.wstrb.val().index();
-        let d = self.wdata.val().index() as u32;
-        for b in 0..4 {
-            if strb >> b & 1 == 1 {
-                let m = 0xFFu32 << (8 * b);
-                *w = (*w & !m) | (d & m);
-            }
-        }
+        let r = |l: &SdpRam<Bits<8>, AW>| l.rd_data.val().index() as u64;
+        self.rdata.next = bits(
+            r(&self.lane0) | r(&self.lane1) << 8 | r(&self.lane2) << 16 | r(&self.lane3) << 24,
+        );
     }
 
     fn connect(&mut self) {
+        for lane in [
+            &mut self.lane0,
+            &mut self.lane1,
+            &mut self.lane2,
+            &mut self.lane3,
+        ] {
+            lane.clk.connect();
+            lane.rd_addr.connect();
+            lane.wr_addr.connect();
+            lane.wr_data.connect();
+            lane.wr_en.connect();
+        }
         self.rdata.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "\
-reg [31:0] mem [0:{last}];
-always @(posedge clk) begin
-   if (en) begin
-      if (wstrb[0]) mem[addr][7:0] <= wdata[7:0];
-      if (wstrb[1]) mem[addr][15:8] <= wdata[15:8];
-      if (wstrb[2]) mem[addr][23:16] <= wdata[23:16];
-      if (wstrb[3]) mem[addr][31:24] <= wdata[31:24];
-      rdata <= mem[addr];
-   end
-end
-",
-            last = (1usize << AW) - 1
-        ))
+        let mut s = String::from("always @(*) begin\n");
+        for k in 0..4 {
+            s += &format!(
+                "   lane{k}$clk = clk;\n   lane{k}$rd_addr = addr;\n   lane{k}$wr_addr = addr;\n   \
+                 lane{k}$wr_data = wdata[{hi}:{lo}];\n   lane{k}$wr_en = en & wstrb[{k}];\n",
+                hi = 8 * k + 7,
+                lo = 8 * k
+            );
+        }
+        s += "   rdata = {lane3$rd_data, lane2$rd_data, lane1$rd_data, lane0$rd_data};\nend\n";
+        Verilog::Custom(s)
     }
 }
