@@ -575,10 +575,12 @@ fn verilog_body(rf: &RegFile) -> String {
          cnt[i] <= cnt[i] + {{48'd0, cnt_inc[i*{LANE_BITS} +: {LANE_BITS}]}}\n            \
          + {{63'd0, (i == {CMD_REJECTED}) && cmd_rejected}} + {{63'd0, (i == {CMD_IGNORED}) && mbox_submit && fw[{FW_STATUS}][0]}};\n      end"
     );
+    // A submission marks the mailbox busy; a firmware write of the same word in that cycle wins (the order of the
+    // rust-hdl model: bus writes first, then the firmware's).
     let _ = writeln!(
         s,
-        "      if (fw_wr_en && fw_wr_addr < 5'd17) fw[fw_wr_addr] <= fw_wr_data;\n      \
-         else if (mbox_submit && !fw[{FW_STATUS}][0]) fw[{FW_STATUS}] <= 32'd1;"
+        "      if (mbox_submit && !fw[{FW_STATUS}][0]) fw[{FW_STATUS}] <= 32'd1;\n      \
+         if (fw_wr_en && fw_wr_addr < 5'd17) fw[fw_wr_addr] <= fw_wr_data;"
     );
     let _ = writeln!(s, "   end\nend");
     s
