@@ -30,7 +30,7 @@ use metaroce_regmap::command::{
     arg, CmdError, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, ModifyQp, QpState, Request,
     Response, ResponseData, Status, MAX_COUNTERS_PER_READ,
 };
-use metaroce_regmap::context::conn::{ConnFlags, ConnHot, ConnState};
+use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::context::mr::{key_slot, MrAccess, MrContext};
 use metaroce_regmap::context::qp::{QpContext, QpRemote};
 use metaroce_regmap::counters;
@@ -225,35 +225,7 @@ fn create_qp(
 /// The hot state of a connection opened 0-RTT: own CID `cid`, the peer's unknown (0), the send direction
 /// starting at `isn`, every counter and estimate at 0 (MR-CONN-7, MR-CONN-28).
 fn open_entry(cid: u32, isn: u32) -> Result<[u8; 64], CmdError> {
-    let hot = ConnHot {
-        cid,
-        peer_cid: 0,
-        state: ConnState::Open,
-        flags: ConnFlags(0),
-        own_wlog: WLOG,
-        peer_wlog: WLOG,
-        ev_rr: 0,
-        backoff: 0,
-        retries: 0,
-        rnr_retries: 0,
-        ack_count: 0,
-        snd_una: isn,
-        snd_nxt: isn,
-        rcv_nxt: 0,
-        snd_msn: 0,
-        rcv_msn: 0,
-        snd_ssn: 0,
-        rcv_ssn: 0,
-        ack_psn: 0,
-        ack_ts: 0,
-        ack_ev: 0,
-        ce_count: 0,
-        srtt: 0,
-        rttvar: 0,
-        cwnd: 0,
-        inflight: 0,
-        next_tx: 0,
-    };
+    let hot = ConnHot::opening(cid, 0, ConnFlags(0), (WLOG, WLOG), isn, 0);
     let mut e = [0u8; 64];
     hot.emit(&mut e).map_err(|_| internal())?;
     Ok(e)

@@ -308,6 +308,49 @@ pub struct ConnHot {
 }
 
 impl ConnHot {
+    /// The hot state of a connection being opened: own CID `cid`, the peer's `peer_cid` (0 while unknown),
+    /// `flags` (`RCV_INIT` when the peer's ISN `rcv_isn` is known), the windows `(own_wlog, peer_wlog)`, the
+    /// send direction starting at `isn`; every counter, sequence number and estimate at its initial 0
+    /// (MR-CONN-28).
+    pub const fn opening(
+        cid: u32,
+        peer_cid: u32,
+        flags: ConnFlags,
+        (own_wlog, peer_wlog): (u8, u8),
+        isn: u32,
+        rcv_isn: u32,
+    ) -> ConnHot {
+        ConnHot {
+            cid,
+            peer_cid,
+            state: ConnState::Open,
+            flags,
+            own_wlog,
+            peer_wlog,
+            ev_rr: 0,
+            backoff: 0,
+            retries: 0,
+            rnr_retries: 0,
+            ack_count: 0,
+            snd_una: isn,
+            snd_nxt: isn,
+            rcv_nxt: rcv_isn,
+            snd_msn: 0,
+            rcv_msn: 0,
+            snd_ssn: 0,
+            rcv_ssn: 0,
+            ack_psn: 0,
+            ack_ts: 0,
+            ack_ev: 0,
+            ce_count: 0,
+            srtt: 0,
+            rttvar: 0,
+            cwnd: 0,
+            inflight: 0,
+            next_tx: 0,
+        }
+    }
+
     /// Decodes a hot-state entry; an invalid state, a window exponent outside 8..=16, or a non-CLOSED entry
     /// with CID 0 (MR-CONN-1) is an error.
     pub fn parse(buf: &[u8]) -> Result<ConnHot, Error> {

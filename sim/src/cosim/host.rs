@@ -11,8 +11,8 @@ use metaroce_hdl::top::core::{CQ_DB_WINDOW, CTX_WINDOW, QP_DB_WINDOW};
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::arg;
 use metaroce_regmap::command::QpState;
+use metaroce_regmap::context::conn::ConnFlags;
 use metaroce_regmap::context::conn::ConnHot;
-use metaroce_regmap::context::conn::{ConnFlags, ConnState};
 use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::context::mr::{key_slot, MrContext};
 use metaroce_regmap::context::qp::QpContext;
@@ -252,46 +252,16 @@ pub struct Endpoint {
     pub buf_len: u64,
 }
 
-/// The hot state of a connection the firmware opens: `cid` and `peer_cid` (0 while unknown), `flags`
-/// (`RCV_INIT` when the peer's ISN `rcv_isn` is known), the windows `(own_wlog, peer_wlog)`, the send
-/// direction starting at `isn`; every counter, sequence number and estimate at its initial 0.
+/// The hot state of a connection the firmware opens ([`ConnHot::opening`]).
 pub fn open_hot(
     cid: u32,
     peer_cid: u32,
     flags: ConnFlags,
-    (own_wlog, peer_wlog): (u8, u8),
+    windows: (u8, u8),
     isn: u32,
     rcv_isn: u32,
 ) -> ConnHot {
-    ConnHot {
-        cid,
-        peer_cid,
-        state: ConnState::Open,
-        flags,
-        own_wlog,
-        peer_wlog,
-        ev_rr: 0,
-        backoff: 0,
-        retries: 0,
-        rnr_retries: 0,
-        ack_count: 0,
-        snd_una: isn,
-        snd_nxt: isn,
-        rcv_nxt: rcv_isn,
-        snd_msn: 0,
-        rcv_msn: 0,
-        snd_ssn: 0,
-        rcv_ssn: 0,
-        ack_psn: 0,
-        ack_ts: 0,
-        ack_ev: 0,
-        ce_count: 0,
-        srtt: 0,
-        rttvar: 0,
-        cwnd: 0,
-        inflight: 0,
-        next_tx: 0,
-    }
+    ConnHot::opening(cid, peer_cid, flags, windows, isn, rcv_isn)
 }
 
 /// Programs one side of a connected pair: its endpoint addresses, one memory region over its buffer (all
