@@ -239,6 +239,15 @@ pub fn render(w: &mut impl Write) -> Result {
     layout(w, &crate::context::conn::LAYOUT, "###")?;
     layout(w, &crate::context::qp::LAYOUT, "###")?;
     layout(w, &crate::context::mr::LAYOUT, "###")?;
+    writeln!(w, "## Packet record")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "The exception packets the core hands to the control processor and the control packets the firmware \
+         sends, one 64-byte record each (the processor's packet port, `fwbus::pkt`)."
+    )?;
+    writeln!(w)?;
+    layout(w, &crate::pktrec::LAYOUT, "###")?;
     writeln!(w, "## Counters")?;
     writeln!(w)?;
     writeln!(

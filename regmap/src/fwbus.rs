@@ -5,6 +5,7 @@
 //! | [`RAM_BASE`] | [`RAM_BYTES`] | instruction and data memory; the image is loaded at 0 and runs from 0 |
 //! | [`MBOX_BASE`] | 0x100 | the firmware's side of the command mailbox ([`mbox`]) |
 //! | [`SYS_BASE`] | 0x100 | the processor's own registers ([`sys`]): time, boot status, console |
+//! | [`PKT_BASE`] | 0x100 | the packet port ([`pkt`]): the core's exception packets in, control packets out |
 //! | [`REG_BASE`] | 16 MiB | the core's internal register bus at the host's BAR 0 offsets: the register blocks of [`crate::block::DEFAULT_MAP`] and the context-programming window ([`crate::ctxport`]) |
 //!
 //! Every access is a 32-bit word; byte and half-word stores are only meaningful in RAM. A load from an unmapped
@@ -22,6 +23,8 @@ pub const IMAGE_BYTES: u32 = 64 * 1024;
 pub const MBOX_BASE: u32 = 0x1000_0000;
 /// Start of the processor's own registers.
 pub const SYS_BASE: u32 = 0x1100_0000;
+/// Start of the packet port.
+pub const PKT_BASE: u32 = 0x1200_0000;
 /// Start of the core's internal register bus.
 pub const REG_BASE: u32 = 0x2000_0000;
 /// Bytes of the register-bus window.
@@ -53,6 +56,30 @@ pub mod sys {
     pub const BOOT: u32 = 0x08;
     /// `CONSOLE` (WO): byte 0 is appended to the firmware's log stream.
     pub const CONSOLE: u32 = 0x0C;
+}
+
+/// The packet port: records of [`crate::pktrec`] between the core's packet paths and the firmware.
+///
+/// The receive side holds one record. While it is held, further exception packets are dropped and counted
+/// in `RX_STATUS.lost` (their senders retransmit them, spec 7.3). While the processor is stopped
+/// (`CONTROL.CTRL.run = 0`) the core's exception stream leaves on the core's `m_axis_exc` port instead.
+pub mod pkt {
+    /// `RX_STATUS` (RO): bit 0 a record is held in `RX_REC`; bits 31:16 exception packets dropped because a
+    /// record was held (saturating).
+    pub const RX_STATUS: u32 = 0x00;
+    /// `RX_POP` (WO): any write releases the held record.
+    pub const RX_POP: u32 = 0x04;
+    /// `TX_STATUS` (RO): bit 0 the record of the last `TX_SEND` has not been taken by the frame builder yet.
+    pub const TX_STATUS: u32 = 0x08;
+    /// `TX_SEND` (WO): any write offers `TX_REC` to the transmit path (ignored while `TX_STATUS` bit 0 is
+    /// set); the core stamps `ts`.
+    pub const TX_SEND: u32 = 0x0C;
+    /// `RX_REC[0..16]` (RO): the held record, word k = bytes 4k..4k+3.
+    pub const RX_REC: u32 = 0x40;
+    /// `TX_REC[0..16]` (WO): the record to send.
+    pub const TX_REC: u32 = 0x80;
+    /// Bit 0 of `RX_STATUS` and `TX_STATUS`.
+    pub const STATUS_BUSY: u32 = 1;
 }
 
 /// Boot stages of [`sys::BOOT`] bits 7:0.

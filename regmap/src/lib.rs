@@ -39,12 +39,13 @@ pub mod gen;
 pub mod id;
 pub mod irq;
 pub mod mailbox;
+pub mod pktrec;
 pub mod queues;
 
 pub use field::{Error, Field, Layout, Register};
 
 /// The descriptor and context entry layouts.
-pub fn entry_layouts() -> [&'static Layout; 6] {
+pub fn entry_layouts() -> [&'static Layout; 7] {
     [
         &descriptor::sqe::LAYOUT,
         &descriptor::rqe::LAYOUT,
@@ -52,6 +53,7 @@ pub fn entry_layouts() -> [&'static Layout; 6] {
         &context::conn::LAYOUT,
         &context::mr::LAYOUT,
         &context::qp::LAYOUT,
+        &pktrec::LAYOUT,
     ]
 }
 
