@@ -171,6 +171,41 @@ fn mr_conn_3_and_7_8_lookup_peer_check_and_miss_path() {
     let (o, e, _) = send(&mut uut, restart);
     assert_eq!((o.drop, o.conn), (b(0), b(5)));
     assert!(e.is_none());
+    // MR-CONN-11: a repeated SYN with DCID 0 whose OX names QP 5's connection (entry 5) and its peer CID is
+    // processed on that connection; another SCID, another address, or a connection whose receive side is not
+    // bound yet (entry 6) is not.
+    let mut again = data(0, PEER_IP);
+    again.mbh_flags = b(0x80);
+    again.ox = true;
+    again.target_qpn = b(5);
+    again.ox_scid = b(0x777);
+    let (o, e, n) = send(&mut uut, again);
+    assert_eq!(
+        (o.drop, o.conn, o.scid, o.dcid),
+        (b(0), b(5), b(0x777), b(0x01_0005))
+    );
+    assert!(e.is_none() && n.is_none());
+    let mut other = again;
+    other.ox_scid = b(0x778);
+    let (o, e, _) = send(&mut uut, other);
+    assert_eq!(o.drop, b(EXCEPTION as u64));
+    assert_eq!(e, Some(other));
+    let mut moved = again;
+    moved.peer_ip = b(PEER_IP + 1);
+    let (o, e, _) = send(&mut uut, moved);
+    assert_eq!(o.drop, b(drop::WRONG_PEER as u64));
+    assert!(e.is_none());
+    let mut unbound = again;
+    unbound.target_qpn = b(6);
+    unbound.ox_scid = b(0);
+    let (o, e, _) = send(&mut uut, unbound);
+    assert_eq!(o.drop, b(EXCEPTION as u64));
+    assert!(e.is_some());
+    let mut trimmed = again;
+    trimmed.trimmed = true;
+    let (o, e, _) = send(&mut uut, trimmed);
+    assert_eq!(o.drop, b(drop::UNKNOWN_CONNECTION as u64));
+    assert!(e.is_none());
     // Receive side not initialised: untrimmed DATA dropped, trimmed DATA passes (NACK TRIMMED later).
     let (o, _, _) = send(&mut uut, data(6, PEER_IP));
     assert_eq!(o.drop, b(drop::UNKNOWN_CONNECTION as u64));

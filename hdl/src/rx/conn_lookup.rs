@@ -12,6 +12,13 @@
 //! **Lookup.** The index is the DCID's low `conn_bits`; a packet *hits* when `DCID != 0`, the entry is live and
 //! its `cid` equals the whole 24-bit DCID (a DCID whose high bits are non-zero hits only if the firmware
 //! programmed exactly that CID, so CIDs carrying a generation above the index, MR-CONN-2, work as well).
+//! An untrimmed packet with `DCID = 0` and an Open extension (a repeated SYN of an initiator that does not know
+//! this side's CID yet, MR-CONN-11) is looked up at the index `OX.target_qpn`'s low `conn_bits` (the firmware
+//! gives QP n the connection entry n) and hits when that entry is live, its receive direction is initialised
+//! and its `peer_cid` equals `OX.SCID`; the peer address is checked as for any hit. Such a packet is then
+//! processed on the connection like the same SYN with the connection's CID (its `dcid` is set to that CID, so
+//! that the acknowledgement names this side, MR-CONN-7); the first SYN of an open, before
+//! the firmware has bound the connection to the peer, misses and goes to the firmware (decision 6).
 //!
 //! **Decisions** (in this order; `m_axis_meta` always gets the packet, with `drop` and `conn` set):
 //! 1. `drop != 0` on input: passed on unchanged.
@@ -226,6 +233,7 @@ pub struct ConnLookup {
     init2: DFF<Bit>,
     oxbad2: DFF<Bit>,
     pcid2: DFF<Bits<24>>,
+    cid2: DFF<Bits<24>>,
     mo_v: DFF<Bit>,
     mo_meta: DFF<PktMeta>,
     ex_v: DFF<Bit>,
@@ -239,6 +247,8 @@ pub struct ConnLookup {
     ent: Signal<Local, ConnIdEntry>,
     peer: Signal<Local, PeerEntry>,
     idx: Signal<Local, Bits<16>>,
+    key_in: Signal<Local, Bits<16>>,
+    key1: Signal<Local, Bits<16>>,
     hit: Signal<Local, Bit>,
     syn: Signal<Local, Bit>,
     is_data: Signal<Local, Bit>,
@@ -311,6 +321,7 @@ impl ConnLookup {
             init2: Default::default(),
             oxbad2: Default::default(),
             pcid2: Default::default(),
+            cid2: Default::default(),
             mo_v: Default::default(),
             mo_meta: Default::default(),
             ex_v: Default::default(),
@@ -324,6 +335,8 @@ impl ConnLookup {
             ent: Default::default(),
             peer: Default::default(),
             idx: Default::default(),
+            key_in: Default::default(),
+            key1: Default::default(),
             hit: Default::default(),
             syn: Default::default(),
             is_data: Default::default(),
@@ -357,7 +370,7 @@ impl Logic for ConnLookup {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, s1_v, s1_meta, s2_v, s2_meta, hit2, pbad2, init2, oxbad2, pcid2, mo_v,
+            self, clk, s1_v, s1_meta, s2_v, s2_meta, hit2, pbad2, init2, oxbad2, pcid2, cid2, mo_v,
             mo_meta, ex_v, ex_meta, nc_v, nc_meta
         );
         self.ids.clk.next = self.clk.val();
@@ -389,14 +402,26 @@ impl Logic for ConnLookup {
         self.en2.next = !self.s2_v.q.val() | self.adv.val();
         self.s_axis_meta_tready.next = !self.s1_v.q.val() | self.en2.val();
 
-        // Stage 0: read the tables (re-read stage 1's entry while it waits).
-        if self.s_axis_meta_tready.val() {
-            self.ids.rd_addr.next =
+        // Stage 0: read the tables (re-read stage 1's entry while it waits). The key is the DCID, or for an
+        // opening packet with DCID 0 the QP its Open extension targets (the connection of QP n is entry n).
+        if !self.s_axis_meta_tdata.val().dcid.any() & self.s_axis_meta_tdata.val().ox {
+            self.key_in.next =
+                self.s_axis_meta_tdata.val().target_qpn.get_bits::<16>(0) & self.c_mask.val();
+        } else {
+            self.key_in.next =
                 self.s_axis_meta_tdata.val().dcid.get_bits::<16>(0) & self.c_mask.val();
+        }
+        if !self.s1_meta.q.val().dcid.any() & self.s1_meta.q.val().ox {
+            self.key1.next = self.s1_meta.q.val().target_qpn.get_bits::<16>(0) & self.c_mask.val();
+        } else {
+            self.key1.next = self.s1_meta.q.val().dcid.get_bits::<16>(0) & self.c_mask.val();
+        }
+        if self.s_axis_meta_tready.val() {
+            self.ids.rd_addr.next = self.key_in.val();
             self.s1_v.d.next = self.s_axis_meta_tvalid.val();
             self.s1_meta.d.next = self.s_axis_meta_tdata.val();
         } else {
-            self.ids.rd_addr.next = self.s1_meta.q.val().dcid.get_bits::<16>(0) & self.c_mask.val();
+            self.ids.rd_addr.next = self.key1.val();
         }
         self.peers.rd_addr.next = self.ids.rd_addr.val();
 
@@ -405,19 +430,30 @@ impl Logic for ConnLookup {
         if self.en2.val() {
             self.s2_v.d.next = self.s1_v.q.val();
             self.s2_meta.d.next = self.m1.val();
-            self.hit2.d.next = self.m1.val().dcid.any()
+            self.hit2.d.next = (self.m1.val().dcid.any()
                 & self.ids.rd_data.val().live
-                & (self.ids.rd_data.val().cid == self.m1.val().dcid);
+                & (self.ids.rd_data.val().cid == self.m1.val().dcid))
+                | (!self.m1.val().dcid.any()
+                    & self.m1.val().ox
+                    & !self.m1.val().trimmed
+                    & self.ids.rd_data.val().live
+                    & self.ids.rd_data.val().rcv_init
+                    & (self.ids.rd_data.val().peer_cid == self.m1.val().ox_scid));
             self.pbad2.d.next = (self.peers.rd_data.val().ipv6 != self.m1.val().ipv6)
                 | (self.peers.rd_data.val().ip != self.m1.val().peer_ip);
             self.init2.d.next = self.ids.rd_data.val().rcv_init;
             self.oxbad2.d.next = self.m1.val().ox_scid != self.ids.rd_data.val().peer_cid;
             self.pcid2.d.next = self.ids.rd_data.val().peer_cid;
+            self.cid2.d.next = self.ids.rd_data.val().cid;
         }
 
         // Stage 2: decide.
         self.m.next = self.s2_meta.q.val();
-        self.idx.next = self.m.val().dcid.get_bits::<16>(0) & self.c_mask.val();
+        if !self.m.val().dcid.any() & self.m.val().ox {
+            self.idx.next = self.m.val().target_qpn.get_bits::<16>(0) & self.c_mask.val();
+        } else {
+            self.idx.next = self.m.val().dcid.get_bits::<16>(0) & self.c_mask.val();
+        }
         self.hit.next = self.hit2.q.val();
         self.syn.next = (self.m.val().mbh_flags & self.c_syn.val()).any();
         self.is_data.next = self.m.val().ptype == self.c_data.val();
@@ -442,6 +478,9 @@ impl Logic for ConnLookup {
                 if self.is_data.val() {
                     self.om.next.scid = self.pcid2.q.val();
                 }
+                // Found through its Open extension: the connection's own CID, as if the packet had named it
+                // (the acknowledgement's SCID).
+                self.om.next.dcid = self.cid2.q.val();
             }
         } else if self.syn.val()
             & !self.m.val().trimmed
