@@ -12,12 +12,19 @@
 //!   (firmware word 16 of the register file) clears it. `REQ[i]` reads the register file's request word `i`
 //!   (`fw_rd_*`); `RESP[i]` and `STATUS` writes go to its firmware words (`fw_wr_*`).
 //! * `CONSOLE` writes pulse `console_valid` with the byte (a log stream for the bench or a UART).
+//! * Packet port (`fwbus::pkt`): an exception packet (`s_axis_exc_*`, always accepted) is copied into the
+//!   `RX_REC` record ([`record_map`]) when none is held, else counted in `RX_STATUS.lost`; `RX_POP` releases it.
+//!   `TX_REC` words are written one at a time; `TX_SEND` offers the record on `m_axis_ctl_*` as a `PktMeta`
+//!   with `ts` = `now` at the write, until the frame builder takes it.
 //!
 //! rust-hdl's simulator cannot run the processor; this block is simulated with Verilator.
 
 use super::picorv32::PicoRv32;
 use super::ram::CpuRam;
-use metaroce_regmap::fwbus::{self, mbox, sys};
+use crate::records::PktMeta;
+use crate::rx::parse_meta::meta_fields;
+use metaroce_regmap::fwbus::{self, mbox, pkt, sys};
+use metaroce_regmap::pktrec;
 use rust_hdl::prelude::*;
 
 /// log2 of the RAM's words (128 KiB).
@@ -73,6 +80,21 @@ pub struct ControlCpu {
     pub console_data: Signal<Out, Bits<8>>,
     /// The processor stopped on a trap.
     pub trap: Signal<Out, Bit>,
+    /// Exception packets from the receive path (spec 7.3), always accepted: held in `RX_REC`, or counted in
+    /// `RX_STATUS.lost` while a record is held.
+    pub s_axis_exc_tdata: Signal<In, PktMeta>,
+    /// Valid.
+    pub s_axis_exc_tvalid: Signal<In, Bit>,
+    /// Ready (always 1).
+    pub s_axis_exc_tready: Signal<Out, Bit>,
+    /// Control packets the firmware sends (`TX_REC` at `TX_SEND`), to the frame builder's header input.
+    pub m_axis_ctl_tdata: Signal<Out, PktMeta>,
+    /// Valid.
+    pub m_axis_ctl_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_ctl_tready: Signal<In, Bit>,
+    /// The core's time, ns (the `ts` of a sent record).
+    pub now: Signal<In, Bits<64>>,
     cpu: PicoRv32,
     ram: CpuRam<RAM_WORD_BITS>,
 }
@@ -101,6 +123,9 @@ impl Logic for ControlCpu {
         self.console_valid.next = false;
         self.console_data.next = 0.into();
         self.trap.next = self.cpu.trap.val();
+        self.s_axis_exc_tready.next = true;
+        self.m_axis_ctl_tdata.next = PktMeta::default();
+        self.m_axis_ctl_tvalid.next = false;
     }
 
     fn connect(&mut self) {
@@ -125,6 +150,9 @@ impl Logic for ControlCpu {
         self.console_valid.connect();
         self.console_data.connect();
         self.trap.connect();
+        self.s_axis_exc_tready.connect();
+        self.m_axis_ctl_tdata.connect();
+        self.m_axis_ctl_tvalid.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -132,8 +160,45 @@ impl Logic for ControlCpu {
     }
 }
 
+/// The copies between the packet record (`metaroce_regmap::pktrec`, bit `lsb` of the 512-bit record) and the
+/// packet metadata (`PktMeta`, bit `off` of its vector): `(name, lsb, off, width)`. Every record field names a
+/// metadata field of the same width.
+pub fn record_map() -> Vec<(&'static str, usize, usize, usize)> {
+    let meta = meta_fields();
+    pktrec::LAYOUT
+        .fields
+        .iter()
+        .map(|f| {
+            let (_, off, w) = *meta
+                .iter()
+                .find(|m| m.0 == f.name)
+                .unwrap_or_else(|| panic!("pkt_record field {} is not a PktMeta field", f.name));
+            assert_eq!(w, f.width as usize, "width of {}", f.name);
+            (f.name, f.lsb() as usize, off, w)
+        })
+        .collect()
+}
+
+fn record_copies() -> (String, String) {
+    let mut to_rec = String::new();
+    let mut to_meta = String::new();
+    for (name, lsb, off, w) in record_map() {
+        to_rec +=
+            &format!("   exc_rec[{lsb} +: {w}] = s_axis_exc_tdata[{off} +: {w}]; // {name}\n");
+        let src = match name {
+            "ts" => "tx_ts".to_string(),
+            "trimmed" => "1'b0".to_string(),
+            _ => format!("tx_rec[{lsb} +: {w}]"),
+        };
+        to_meta += &format!("   m_axis_ctl_tdata[{off} +: {w}] = {src}; // {name}\n");
+    }
+    (to_rec, to_meta)
+}
+
 fn verilog_body() -> String {
     let ram_top = 31 - fwbus::RAM_BYTES.trailing_zeros() as usize + 1;
+    let (to_rec, to_meta) = record_copies();
+    let meta_bits = PktMeta::BITS;
     format!(
         "\
 localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2;
@@ -147,15 +212,30 @@ reg [31:0] time_hi;
 reg [31:0] boot_q;
 reg con_v;
 reg [7:0] con_d;
+reg [511:0] rx_rec;
+reg rx_full;
+reg [15:0] rx_lost;
+reg [511:0] tx_rec;
+reg [31:0] tx_ts;
+reg tx_v;
+reg [511:0] exc_rec;
 wire [31:0] a = cpu$mem_addr;
 wire is_ram = a[31:{ram_lo}] == {ram_top}'d0;
 wire is_mbox = a[31:8] == 24'h{mbox:06x};
 wire is_sys = a[31:8] == 24'h{sys:06x};
 wire is_reg = a[31:24] == 8'h{reg:02x};
+wire is_pkt = a[31:8] == 24'h{pktb:06x};
 wire we = cpu$mem_wstrb != 4'd0;
 wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
 wire st_write = start && is_mbox && we && a[7:0] == 8'h{m_status:02x};
+wire rx_pop = start && is_pkt && we && a[7:0] == 8'h{p_pop:02x};
+wire tx_send = start && is_pkt && we && a[7:0] == 8'h{p_send:02x} && !tx_v;
+wire tx_word = start && is_pkt && we && a[7:6] == 2'd{p_txq};
 always @(*) begin
+   exc_rec = 512'd0;
+{to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
+{to_meta}   m_axis_ctl_tvalid = tx_v;
+   s_axis_exc_tready = 1'b1;
    cpu$clk = clk;
    cpu$resetn = run && !rst;
    cpu$mem_ready = ack || state == S_RAM;
@@ -195,6 +275,23 @@ always @(posedge clk) begin
    end else if (st_write) begin
       pend <= 1'b0;
    end
+   if (s_axis_exc_tvalid) begin
+      if (!rx_full || rx_pop) begin
+         rx_rec <= exc_rec;
+         rx_full <= 1'b1;
+      end else if (rx_lost != 16'hffff) begin
+         rx_lost <= rx_lost + 16'd1;
+      end
+   end else if (rx_pop) begin
+      rx_full <= 1'b0;
+   end
+   if (tx_word) tx_rec[{{a[5:2], 5'd0}} +: 32] <= cpu$mem_wdata;
+   if (tx_send) begin
+      tx_v <= 1'b1;
+      tx_ts <= now[31:0];
+   end else if (tx_v && m_axis_ctl_tready) begin
+      tx_v <= 1'b0;
+   end
    case (state)
       S_IDLE: if (start) begin
          if (is_ram) begin
@@ -207,6 +304,11 @@ always @(posedge clk) begin
             if (is_mbox && !we) begin
                if (a[7:0] == 8'h{m_pending:02x}) rdata <= {{pend_tag, 15'd0, pend}};
                else if (a[7:6] == 2'd{req_q}) rdata <= fw_rd_data;
+            end
+            if (is_pkt && !we) begin
+               if (a[7:0] == 8'h{p_rxs:02x}) rdata <= {{rx_lost, 15'd0, rx_full}};
+               else if (a[7:0] == 8'h{p_txs:02x}) rdata <= {{31'd0, tx_v}};
+               else if (a[7:6] == 2'd{p_rxq}) rdata <= rx_rec[{{a[5:2], 5'd0}} +: 32];
             end
             if (is_sys && !we) begin
                if (a[7:0] == 8'h{s_lo:02x}) begin
@@ -239,6 +341,9 @@ always @(posedge clk) begin
       state <= S_IDLE;
       ack <= 1'b0;
       boot_q <= 32'd0;
+      rx_full <= 1'b0;
+      rx_lost <= 16'd0;
+      tx_v <= 1'b0;
    end
    if (rst) begin
       state <= S_IDLE;
@@ -249,6 +354,12 @@ always @(posedge clk) begin
       time_hi <= 32'd0;
       boot_q <= 32'd0;
       rdata <= 32'd0;
+      rx_full <= 1'b0;
+      rx_lost <= 16'd0;
+      tx_v <= 1'b0;
+      tx_rec <= 512'd0;
+      tx_ts <= 32'd0;
+      rx_rec <= 512'd0;
    end
 end
 ",
@@ -266,6 +377,16 @@ end
         s_hi = sys::TIME_HI,
         s_boot = sys::BOOT,
         s_con = sys::CONSOLE,
+        pktb = fwbus::PKT_BASE >> 8,
+        p_rxs = pkt::RX_STATUS,
+        p_pop = pkt::RX_POP,
+        p_txs = pkt::TX_STATUS,
+        p_send = pkt::TX_SEND,
+        p_rxq = pkt::RX_REC >> 6,
+        p_txq = pkt::TX_REC >> 6,
+        to_rec = to_rec,
+        to_meta = to_meta,
+        meta_bits = meta_bits,
     )
 }
 
@@ -274,7 +395,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
     vec![crate::blocks::BlockSpec {
         name: "metaroce_cpu_control_cpu",
         area: "cpu",
-        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, clock and register-bus master for the firmware",
+        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, packet port, clock and register-bus master for the firmware",
         verilog: |_cfg| crate::gen::verilog("metaroce_cpu_control_cpu", ControlCpu::default()),
     }]
 }

@@ -193,7 +193,8 @@ pub struct MetaroceCore<
     pub git_hash: Signal<In, Bits<32>>,
     /// ID.BUILD_TIME (stamped by the board build).
     pub build_time: Signal<In, Bits<32>>,
-    /// Packets for the embedded control processor (connection opens, restarts, NO_CONTEXT answers).
+    /// Exception packets (connection opens, restarts, NO_CONTEXT answers) while the control processor is
+    /// stopped (`CONTROL.CTRL.run = 0`), for a control plane outside the core; while it runs, they go to it.
     pub m_axis_exc_tdata: Signal<Out, PktMeta>,
     /// Exception valid.
     pub m_axis_exc_tvalid: Signal<Out, Bit>,
@@ -245,6 +246,9 @@ pub struct MetaroceCore<
     wrm: DmaWriteMux<DW, KW>,
     cnt: CounterEvents<KW>,
     rd_default: DFF<Bit>,
+    fw_lock: DFF<Bit>,
+    eng_lock: DFF<Bit>,
+    ctl_fw: Signal<Local, Bit>,
     /// A READ response that failed its check (MR-SEM-34), waiting for the scheduler.
     rrf: DFF<ConnFail>,
     rrf_v: DFF<Bit>,
@@ -381,6 +385,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             wrm: Default::default(),
             cnt: Default::default(),
             rd_default: Default::default(),
+            fw_lock: Default::default(),
+            eng_lock: Default::default(),
+            ctl_fw: Default::default(),
             rrf: Default::default(),
             rrf_v: Default::default(),
             bad_rr: Default::default(),
@@ -421,7 +428,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_default, rrf, rrf_v, rq0, rq0_n, rq0_v, rq1, rq1_n, rq1_v);
+        dff_setup!(
+            self, clk, rd_default, fw_lock, eng_lock, rrf, rrf_v, rq0, rq0_n, rq0_v, rq1, rq1_n,
+            rq1_v
+        );
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
         self.regs.clk.next = self.clk.val();
@@ -635,9 +645,19 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rxe.cfg_ack_ratio.next = self.epc.cfg_ack_ratio.val();
         self.rxe.cfg_ack_delay_ns.next = self.epc.cfg_ack_delay_ns.val();
         self.rxe.cfg_no_ctx_retry_us.next = 0.into();
+        // Exception packets: to the control processor while it runs, else out of the core.
+        self.cpu.s_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
         self.m_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
-        self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
-        self.rxe.m_axis_exc_tready.next = self.m_axis_exc_tready.val();
+        self.cpu.now.next = self.timebase.now.val();
+        if self.regs.fw_run.val() {
+            self.cpu.s_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
+            self.m_axis_exc_tvalid.next = false;
+            self.rxe.m_axis_exc_tready.next = self.cpu.s_axis_exc_tready.val();
+        } else {
+            self.cpu.s_axis_exc_tvalid.next = false;
+            self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
+            self.rxe.m_axis_exc_tready.next = self.m_axis_exc_tready.val();
+        }
 
         // The message-level checks between the engine's classification (duplicates and PSNs beyond the window
         // already marked, so that they pass unchanged) and its window:
@@ -912,10 +932,27 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.snd.cfg_pace_hold_ns.next = 64.into();
 
         // Transmit: engine -> frame builder -> MAC.
+        // The firmware's control packets (already in PktMeta order) join between two of the engine's headers:
+        // first, unless an engine header is already offered; an offered header is kept until taken.
         self.order.hdr_in.next = self.txe.m_axis_hdr_tdata.val();
-        self.fb.s_axis_hdr_tdata.next = self.order.hdr_out.val();
-        self.fb.s_axis_hdr_tvalid.next = self.txe.m_axis_hdr_tvalid.val();
-        self.txe.m_axis_hdr_tready.next = self.fb.s_axis_hdr_tready.val();
+        self.ctl_fw.next =
+            self.fw_lock.q.val() | (!self.eng_lock.q.val() & self.cpu.m_axis_ctl_tvalid.val());
+        self.fw_lock.d.next =
+            self.ctl_fw.val() & self.cpu.m_axis_ctl_tvalid.val() & !self.fb.s_axis_hdr_tready.val();
+        self.eng_lock.d.next = !self.ctl_fw.val()
+            & self.txe.m_axis_hdr_tvalid.val()
+            & !self.fb.s_axis_hdr_tready.val();
+        if self.ctl_fw.val() {
+            self.fb.s_axis_hdr_tdata.next = self.cpu.m_axis_ctl_tdata.val();
+            self.fb.s_axis_hdr_tvalid.next = self.cpu.m_axis_ctl_tvalid.val();
+            self.txe.m_axis_hdr_tready.next = false;
+            self.cpu.m_axis_ctl_tready.next = self.fb.s_axis_hdr_tready.val();
+        } else {
+            self.fb.s_axis_hdr_tdata.next = self.order.hdr_out.val();
+            self.fb.s_axis_hdr_tvalid.next = self.txe.m_axis_hdr_tvalid.val();
+            self.txe.m_axis_hdr_tready.next = self.fb.s_axis_hdr_tready.val();
+            self.cpu.m_axis_ctl_tready.next = false;
+        }
         self.fb.s_axis_pay_tdata.next = self.txe.m_axis_pay_tdata.val();
         self.fb.s_axis_pay_tkeep.next = self.txe.m_axis_pay_tkeep.val();
         self.fb.s_axis_pay_tlast.next = self.txe.m_axis_pay_tlast.val();
