@@ -257,7 +257,9 @@ fn modify_qp(
         }
         qp.set_remote(&remote);
         // The connection first: once the QP entry is READY its doorbells start transmission on it.
-        let isn = fw.random();
+        // The peer's address goes into the ISN, so that devices started in lockstep (same boot time, same
+        // random stream) still choose different ISNs for the two directions of a connection.
+        let isn = fw.random() ^ remote_hash(&remote);
         let seed = fw.random();
         let e = open_entry(m.qpn, isn)?;
         let open = OpenParam {
@@ -269,10 +271,15 @@ fn modify_qp(
         commit(bus, table::CONN, conn, &e, Some(open)).map_err(|_| internal())?;
         fw.objects.conns += 1;
         qp.conn = conn;
+        qp.isn = isn;
+        qp.peer_cid = 0;
+        qp.peer_isn = 0;
+        qp.announced = 0;
     }
     qp.state = m.state;
     if m.state == QpState::Reset {
         qp.connected = false;
+        qp.peer_cid = 0;
     }
     let e = qp_entry(m.qpn, &qp)?;
     commit(bus, table::QP, m.qpn as u16, &e, None).map_err(|_| internal())?;
@@ -282,6 +289,22 @@ fn modify_qp(
     }
     fw.objects.set_qp(m.qpn, qp);
     Ok(ResponseData::None)
+}
+
+/// FNV-1a over the remote QP's number and addresses.
+fn remote_hash(r: &metaroce_regmap::command::Remote) -> u32 {
+    let mut h: u32 = 0x811C_9DC5;
+    let mut eat = |b: u8| {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    };
+    r.qpn.to_le_bytes().into_iter().for_each(&mut eat);
+    r.mac.into_iter().for_each(&mut eat);
+    match r.ip {
+        core::net::IpAddr::V4(a) => a.octets().into_iter().for_each(&mut eat),
+        core::net::IpAddr::V6(a) => a.octets().into_iter().for_each(&mut eat),
+    }
+    h
 }
 
 fn destroy_qp(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32) -> Result<ResponseData, CmdError> {

@@ -14,7 +14,9 @@
 //!
 //! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing
 //! context entries), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
-//! execution), [`selftest`] (the boot checks), [`Firmware`] (boot and the service loop), and for the host side
+//! execution), [`packets`] (the packet port: exception packets in, control packets out), [`responder`]
+//! (connection opening: binding a READY QP's connection to its peer and announcing it), [`selftest`] (the boot
+//! checks), [`Firmware`] (boot and the service loop), and for the host side
 //! [`image`] (the ELF image as the words the host loads).
 
 #![no_std]
@@ -28,6 +30,8 @@ pub mod mailbox;
 #[cfg(target_arch = "riscv32")]
 pub mod mmio;
 pub mod objects;
+pub mod packets;
+pub mod responder;
 pub mod selftest;
 
 use bus::Bus;
@@ -85,6 +89,7 @@ pub struct Firmware {
     objects: Objects,
     boot: BootStatus,
     seed: u32,
+    opens: responder::OpenStats,
 }
 
 impl Firmware {
@@ -109,6 +114,16 @@ impl Firmware {
                 version: 0,
             },
             seed: 0,
+            opens: responder::OpenStats {
+                exceptions: 0,
+                bound: 0,
+                announced: 0,
+                repeated: 0,
+                refused: 0,
+                restarts: 0,
+                other: 0,
+                failed: 0,
+            },
         }
     }
 
@@ -125,6 +140,7 @@ impl Firmware {
                 self.caps = caps;
                 self.limits = objects::clamp(caps.limits());
                 self.objects.clear();
+                self.opens = responder::OpenStats::default();
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9;
                 self.boot.stage = BootStage::Ready;
                 console(bus, "metaroce-fw 0.1: self-test passed\n");
@@ -184,11 +200,27 @@ impl Firmware {
         })
     }
 
-    /// Boots, then serves commands forever (the image's main loop).
+    /// Takes one exception packet the core handed over, if any, and handles it ([`responder`]). Nothing is
+    /// taken before a successful boot.
+    pub fn poll_packets(&mut self, bus: &mut impl Bus) -> Option<responder::Outcome> {
+        if self.boot.stage != BootStage::Ready {
+            return None;
+        }
+        let rec = packets::take(bus)?;
+        Some(responder::handle(self, bus, &rec))
+    }
+
+    /// What the firmware did with exception packets since boot.
+    pub fn open_stats(&self) -> &responder::OpenStats {
+        &self.opens
+    }
+
+    /// Boots, then serves commands and exception packets forever (the image's main loop).
     pub fn run(&mut self, bus: &mut impl Bus) -> ! {
         self.boot(bus);
         loop {
             self.serve(bus);
+            self.poll_packets(bus);
         }
     }
 

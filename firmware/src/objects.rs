@@ -55,6 +55,14 @@ pub struct Qp {
     pub remote_v6: bool,
     /// The connection opened when the QP became READY (its index and own CID), 0 if none.
     pub conn: u16,
+    /// The ISN of the connection's send direction.
+    pub isn: u32,
+    /// The peer's CID once the connection is bound to it ([`crate::responder`]), else 0.
+    pub peer_cid: u32,
+    /// The peer's ISN once bound.
+    pub peer_isn: u32,
+    /// Core time of the last CTRL OPEN sent for the connection, cycles; 0 if none.
+    pub announced: u64,
 }
 
 impl Qp {
@@ -72,6 +80,10 @@ impl Qp {
         remote_ip: [0; 16],
         remote_v6: false,
         conn: 0,
+        isn: 0,
+        peer_cid: 0,
+        peer_isn: 0,
+        announced: 0,
     };
 
     /// Records the remote QP.

@@ -1,7 +1,9 @@
 //! A model of the firmware's register space for native tests: the host's and the firmware's sides of the
 //! mailbox, the register blocks of the reference map (ID, capabilities, counters, ...), the context port
 //! (recording every commit), the processor's clock and boot registers. Faults can be switched on: a context
-//! port that never finishes, staging registers that drop writes, a stopped clock, an empty register space.
+//! port that never finishes, staging registers that drop writes, a stopped clock, an empty register space, a
+//! transmit path that never takes a record. The packet port holds a queue of exception records (the first is
+//! the one `RX_REC` shows) and records what the firmware sends.
 
 #![allow(dead_code)]
 
@@ -11,10 +13,10 @@ use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::command::{Opcode, Request, Response, CMD_BYTES};
 use metaroce_regmap::counters;
 use metaroce_regmap::ctxport::{reg as ctx, WINDOW};
-use metaroce_regmap::fwbus::{mbox, sys, MBOX_BASE, REG_BASE, SYS_BASE};
+use metaroce_regmap::fwbus::{mbox, pkt, sys, MBOX_BASE, PKT_BASE, REG_BASE, SYS_BASE};
 use metaroce_regmap::id::IdRepr;
 use metaroce_regmap::mailbox::{from_words, to_words, MailboxStatus, BUF_WORDS};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One commit of the context port.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +44,8 @@ pub struct Faults {
     pub clock_stopped: bool,
     /// The register blocks read 0.
     pub no_blocks: bool,
+    /// The transmit path never takes a record.
+    pub tx_hangs: bool,
 }
 
 /// The register space.
@@ -80,6 +84,12 @@ pub struct RegSpace {
     pub faults: Faults,
     /// Accesses to addresses nothing decodes.
     pub stray: Vec<u32>,
+    /// Exception records waiting for the firmware (the first is the held one).
+    pub pkt_in: VecDeque<[u8; 64]>,
+    /// Records the firmware sent, with the time of the send (the core's `ts`).
+    pub pkt_out: Vec<([u8; 64], u64)>,
+    tx_rec: [u32; 16],
+    tx_busy: bool,
 }
 
 impl RegSpace {
@@ -124,6 +134,10 @@ impl RegSpace {
             snap: vec![0; n],
             faults: Faults::default(),
             stray: Vec::new(),
+            pkt_in: VecDeque::new(),
+            pkt_out: Vec::new(),
+            tx_rec: [0; 16],
+            tx_busy: false,
         }
     }
 
@@ -265,6 +279,14 @@ impl Bus for RegSpace {
             }
             a if a == SYS_BASE + sys::TIME_HI => self.time_hi,
             a if a == SYS_BASE + sys::BOOT => self.boot,
+            a if a == PKT_BASE + pkt::RX_STATUS => u32::from(!self.pkt_in.is_empty()),
+            a if a == PKT_BASE + pkt::TX_STATUS => u32::from(self.tx_busy),
+            a if (PKT_BASE + pkt::RX_REC..PKT_BASE + pkt::RX_REC + 64).contains(&a) => {
+                let k = (a - PKT_BASE - pkt::RX_REC) as usize;
+                self.pkt_in.front().map_or(0, |r| {
+                    u32::from_le_bytes([r[k], r[k + 1], r[k + 2], r[k + 3]])
+                })
+            }
             a if a >= REG_BASE => self.reg_read(a - REG_BASE),
             a => {
                 self.stray.push(a);
@@ -284,6 +306,22 @@ impl Bus for RegSpace {
             }
             a if a == SYS_BASE + sys::BOOT => self.boot = value,
             a if a == SYS_BASE + sys::CONSOLE => self.console.push(value as u8),
+            a if a == PKT_BASE + pkt::RX_POP => {
+                self.pkt_in.pop_front();
+            }
+            a if (PKT_BASE + pkt::TX_REC..PKT_BASE + pkt::TX_REC + 64).contains(&a) => {
+                self.tx_rec[((a - PKT_BASE - pkt::TX_REC) / 4) as usize] = value
+            }
+            a if a == PKT_BASE + pkt::TX_SEND => {
+                if !self.tx_busy {
+                    let mut rec = [0u8; 64];
+                    for (k, w) in self.tx_rec.iter().enumerate() {
+                        rec[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+                    }
+                    self.pkt_out.push((rec, self.time));
+                    self.tx_busy = self.faults.tx_hangs;
+                }
+            }
             a if a >= REG_BASE => self.reg_write(a - REG_BASE, value),
             a => self.stray.push(a),
         }
