@@ -38,6 +38,7 @@ fn config(requester: Requester, loss_ppm: u32, seed: u64) -> RunConfig {
         requester,
         link: LinkConfig { loss_ppm, ..link() },
         zero_rtt: false,
+        firmware: false,
         window: 8,
         seed,
         max_cycles: 3_000_000,
@@ -294,14 +295,54 @@ fn mr_conn_7_rtl_requester_opens_0_rtt() {
 }
 
 #[test]
-#[ignore = "the core hands every DATA packet with DCID 0 to the firmware unplaced, the repeats of the opening \
-            SYN on a live context too (MR-CONN-11, MR-CONN-12 ask to process them on the context): the model's \
-            whole first flight is lost and retransmitted after its RTO"]
+#[ignore = "the opening SYNs that arrive before the firmware has bound the connection are not placed (the first \
+            goes to the firmware, the packet port holds one and drops the rest; MR-CONN-12 asks to process the \
+            first on the new context): the model retransmits them after its RTO; repeats arriving after the \
+            binding are placed (MR-CONN-11)"]
 fn mr_conn_11_rtl_responder_places_the_opening_flight() {
     let r = go(&config(Requester::Model, 0, 1), &BASIC);
     assert_eq!(
         (r.retransmissions, r.link_lost),
         (0, 0),
         "a clean link needs no retransmission"
+    );
+}
+
+#[test]
+fn mr_conn_12_14_the_firmware_on_the_core_opens_for_the_model_and_as_requester() {
+    // The model requests: its 0-RTT SYNs reach the firmware, which binds the core's connection and announces
+    // it with a CTRL OPEN sent by the core.
+    let mut cfg = config(Requester::Model, 0, 3);
+    cfg.firmware = true;
+    let r = go(&cfg, &BASIC);
+    assert!(
+        r.firmware.1 >= 1,
+        "the core sent a CTRL OPEN: {:?}",
+        r.firmware
+    );
+    assert!(
+        !r.model_drops.contains("not_for_us"),
+        "the model took every frame: {}",
+        r.model_drops
+    );
+    assert_eq!(r.nic_cqes.len(), 3, "the core's receive completions");
+    // The core's host requests: the firmware opened 0-RTT at MODIFY_QP; the model creates its context from the
+    // core's SYNs (MR-CONN-12) and its CTRL OPEN reaches the firmware, which binds the core's receive side.
+    let mut cfg = config(Requester::Nic, 0, 4);
+    cfg.firmware = true;
+    let ops = [
+        (Op::Write, 3 * 4096 + 100),
+        (Op::Read, 5000),
+        (Op::Send, 700),
+    ];
+    let r = go(&cfg, &ops);
+    assert_eq!(
+        r.firmware.1, 0,
+        "the requester's firmware announces nothing"
+    );
+    assert_eq!(
+        r.model_completions.len(),
+        1,
+        "the model's receive completion"
     );
 }

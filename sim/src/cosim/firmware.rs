@@ -1,16 +1,22 @@
 //! The firmware in the co-simulation: the `metaroce-fw` image built for the control processor, loaded into a
 //! core through its image window, booted, and commanded through the mailbox exactly as the host driver does
-//! it (`metaroce_regmap::control`, `metaroce_regmap::mailbox`).
+//! it (`metaroce_regmap::control`, `metaroce_regmap::mailbox`); [`create`] and [`ready`] make a connected
+//! QP the driver's way.
 
 use super::core::{BenchError, CoreBench};
-use super::host::block_base;
+use super::host::{block_base, set_endpoint, Cq, Qp};
 use metaroce_regmap::block::BlockType;
-use metaroce_regmap::command::{Opcode, Request, Response, CMD_BYTES};
+use metaroce_regmap::command::{
+    Command, CreateCq, CreateMr, CreateQp, Moderation, ModifyQp, Opcode, QpState, Remote, Request,
+    Response, ResponseData, Status, CMD_BYTES,
+};
+use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::control::{reg as ctl, IMAGE_WINDOW};
 use metaroce_regmap::fwbus::{BootStage, BootStatus};
 use metaroce_regmap::mailbox::{self, MailboxStatus, BUF_WORDS};
+use std::net::Ipv4Addr;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::Command as Process;
 use std::sync::OnceLock;
 
 /// The RISC-V target the image is built for.
@@ -35,7 +41,7 @@ fn target_dir() -> PathBuf {
 pub fn build_elf() -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let dir = target_dir();
-    let out = Command::new(cargo)
+    let out = Process::new(cargo)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .args([
             "build",
@@ -178,4 +184,128 @@ pub fn command(b: &mut CoreBench, req: &Request) -> Result<(Response, u64), Benc
         )));
     }
     Ok((r, cycles))
+}
+
+/// What [`create`] made on one core through the firmware.
+#[derive(Debug, Clone, Copy)]
+pub struct Created {
+    /// The QP (rings in host memory, indices at 0).
+    pub qp: Qp,
+    /// The CQ of both directions.
+    pub cq: Cq,
+    /// The memory region's local key.
+    pub lkey: u32,
+    /// Its remote key.
+    pub rkey: u32,
+}
+
+/// Where [`create`] puts the CQ ring and the QP's rings in host memory, and their sizes (log2 entries).
+pub const CQ_RING: u64 = 0x8000;
+/// The send queue ring.
+pub const SQ_RING: u64 = 0x1_0000;
+/// The receive queue ring.
+pub const RQ_RING: u64 = 0x2_0000;
+/// log2 entries of the CQ.
+pub const CQ_LOG: u8 = 7;
+/// log2 entries of each work queue.
+pub const WQ_LOG: u8 = 6;
+
+/// The host side of a QP, the way the driver makes one: the endpoint addresses, then through the firmware's
+/// mailbox a CQ, a QP in INIT completing into it, and a memory region over `buf` (`len` bytes, all rights).
+/// Rings are zeroed in host memory first. [`ready`] connects the QP.
+pub fn create(
+    b: &mut CoreBench,
+    mac: [u8; 6],
+    ip: Ipv4Addr,
+    (buf, len): (u64, u64),
+) -> Result<Created, BenchError> {
+    let fail = |what: &str, r: &Response| BenchError::Setup(format!("{what}: {r:?}"));
+    set_endpoint(b, mac, ip)?;
+    b.dma.mem.write(CQ_RING, &vec![0u8; 32 << CQ_LOG]);
+    b.dma.mem.write(SQ_RING, &vec![0u8; 64 << WQ_LOG]);
+    b.dma.mem.write(RQ_RING, &vec![0u8; 32 << WQ_LOG]);
+    let mut tag = 0x100;
+    let mut run = |b: &mut CoreBench, command: Command| {
+        tag += 1;
+        command_ok(b, &Request { tag, command })
+    };
+    let r = run(
+        b,
+        Command::CreateCq(CreateCq {
+            ring_addr: CQ_RING,
+            log_size: CQ_LOG,
+            msix_vector: 0,
+            moderation: Moderation::default(),
+        }),
+    )?;
+    let ResponseData::Cq(cqn) = r.data else {
+        return Err(fail("CREATE_CQ", &r));
+    };
+    let r = run(
+        b,
+        Command::CreateQp(CreateQp {
+            sq_addr: SQ_RING,
+            rq_addr: RQ_RING,
+            send_cqn: cqn,
+            recv_cqn: cqn,
+            sq_log: WQ_LOG,
+            rq_log: WQ_LOG,
+        }),
+    )?;
+    let ResponseData::Qp(qpn) = r.data else {
+        return Err(fail("CREATE_QP", &r));
+    };
+    let r = run(
+        b,
+        Command::CreateMr(CreateMr {
+            addr: buf,
+            length: len,
+            access: MrAccess::ALL,
+        }),
+    )?;
+    let ResponseData::Mr { lkey, rkey } = r.data else {
+        return Err(fail("CREATE_MR", &r));
+    };
+    Ok(Created {
+        qp: Qp {
+            qpn: qpn as u16,
+            sq: (SQ_RING, WQ_LOG),
+            rq: (RQ_RING, WQ_LOG),
+            sq_pi: 0,
+            rq_pi: 0,
+        },
+        cq: Cq {
+            cqn: cqn as u16,
+            ring: CQ_RING,
+            log: CQ_LOG,
+            ci: 0,
+        },
+        lkey,
+        rkey,
+    })
+}
+
+/// Moves QP `qpn` to READY towards `remote` through the mailbox (the firmware opens its connection 0-RTT).
+pub fn ready(b: &mut CoreBench, qpn: u16, remote: Remote) -> Result<(), BenchError> {
+    command_ok(
+        b,
+        &Request {
+            tag: 0x200,
+            command: Command::ModifyQp(ModifyQp {
+                qpn: u32::from(qpn),
+                state: QpState::Ready,
+                remote: Some(remote),
+            }),
+        },
+    )
+    .map(|_| ())
+}
+
+/// [`command`], with any status other than OK an error.
+pub fn command_ok(b: &mut CoreBench, req: &Request) -> Result<Response, BenchError> {
+    let (r, _) = command(b, req)?;
+    if r.status != Status::Ok {
+        return Err(BenchError::Setup(format!("{:?}: {r:?}", req.command)));
+    }
+    Ok(r)
 }

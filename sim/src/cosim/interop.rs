@@ -20,6 +20,12 @@
 //! OPEN reaches the firmware, the firmware opens the core's receive direction with the model's ISN through a
 //! receive-only open (MR-CONN-16).
 //!
+//! **The firmware on the core.** [`Interop::with_firmware`] (and [`RunConfig::firmware`]) instead boots the
+//! `metaroce-fw` image on the core's control processor and creates the core's objects through its mailbox, as
+//! the driver does: the exception packets then go to the processor (`firmware/src/responder.rs`), which binds
+//! the connection it opened 0-RTT at MODIFY_QP to the model's and sends its CTRL OPEN through the core's own
+//! transmit path; the stand-in is not used.
+//!
 //! **Configuration.** [`model_config`] sets the model's parameters to the core's: MTU 4096 (the core's
 //! `mtu_log` 12), receive window 2^8 packets (the core supports wlog 8 only), 8 outstanding messages per
 //! direction (the core's receive message table, `2^MSG_BITS`), 16 paths, ACK ratio 1, and the endpoint
@@ -29,6 +35,7 @@
 use super::bus::Beat;
 use super::core::{core_model, cosim_config, BenchError, BenchTiming, CoreBench};
 use super::demo::{read_counters, PERIOD_PS};
+use super::firmware;
 use super::host::{self, Cq, Endpoint as NicSide, Qp};
 use metaroce_hdl::records::PktMeta;
 use metaroce_proto::harness::link::{Link, LinkConfig, LinkStats};
@@ -46,6 +53,7 @@ use metaroce_regmap::counters::CounterId;
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeRepr, CqeStatus};
 use metaroce_regmap::descriptor::rqe::RqeRepr;
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
+use metaroce_regmap::fwbus::BootStage;
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -87,6 +95,15 @@ pub fn model_config(side: &ModelSide, seed: u64) -> EndpointConfig {
         seed,
         ..EndpointConfig::metaroce(side.mac, IpAddr::V4(side.ip))
     }
+}
+
+/// A CTRL OPEN frame (with the model's default UDP port).
+fn is_ctrl_open(frame: &[u8]) -> bool {
+    let cfg = EndpointConfig::default();
+    matches!(
+        metaroce_proto::wire::parse_frame(frame, cfg.udp_port, cfg.dscp_trim, false),
+        Ok(p) if matches!(p.m.ty, TypeRepr::Ctrl(c) if c.code == CtrlCode::Open)
+    )
 }
 
 /// The fields of a packet the core handed to the control processor (one `PktMeta` record of `m_axis_exc`).
@@ -192,6 +209,13 @@ pub struct Interop {
     pub period_ps: u64,
     /// The model's events not yet taken, with their time (ns).
     pub events: VecDeque<(u64, Event)>,
+    /// The keys of the core host's memory region (local, remote).
+    pub nic_keys: (u32, u32),
+    /// The control processor runs the firmware image ([`Interop::with_firmware`]); the bench's stand-in
+    /// [`Interop::fw`] is then unused.
+    pub fw_on_core: bool,
+    /// CTRL OPENs the core sent on the link (counted only with [`Interop::fw_on_core`]).
+    pub core_ctrl_opens: u64,
     buf: Vec<u8>,
 }
 
@@ -234,6 +258,9 @@ impl Interop {
         .map_err(|e| setup("model connect", &e))?;
         let (qp, cq) = host::setup_qp(&mut bench, nic, model.mac, model.ip, qpn)?;
         Ok(Interop {
+            nic_keys: (nic.key, host::rkey_of(nic.key)),
+            fw_on_core: false,
+            core_ctrl_opens: 0,
             nic: bench,
             nic_side: *nic,
             qp,
@@ -256,6 +283,81 @@ impl Interop {
         })
     }
 
+    /// [`Interop::new`] with the firmware on the core's control processor instead of the bench's stand-in:
+    /// the image is booted, the host creates the CQ, the QP and the memory region over `nic.buf` through the
+    /// mailbox and moves the QP to READY towards the model's QP (the firmware opens its connection 0-RTT and
+    /// handles the model's opening packets itself). `nic.conn`, `nic.isn` and `nic.key` are not used: the
+    /// firmware chooses them.
+    pub fn with_firmware(
+        mut bench: CoreBench,
+        nic: &NicSide,
+        model: &ModelSide,
+        link: LinkConfig,
+        period_ps: u64,
+        seed: u64,
+    ) -> Result<Interop, BenchError> {
+        let setup =
+            |what: &str, e: &dyn std::fmt::Debug| BenchError::Setup(format!("{what}: {e:?}"));
+        let (st, _) = firmware::boot(&mut bench)?;
+        if st.stage != BootStage::Ready {
+            return Err(setup("firmware boot", &st));
+        }
+        let made = firmware::create(&mut bench, nic.mac, nic.ip, (nic.buf, nic.buf_len))?;
+        let mut ep = Endpoint::try_new(model_config(model, seed), SparseMemory::new())
+            .map_err(|e| setup("model config", &e))?;
+        let keys = ep
+            .register_mr(
+                model.buf,
+                model.buf_len,
+                Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ,
+            )
+            .map_err(|e| setup("model mr", &e))?;
+        let ring = 1u32 << host::RING_LOG;
+        let qpn = ep
+            .create_qp(ring, ring)
+            .map_err(|e| setup("model qp", &e))?;
+        ep.connect_qp(
+            qpn,
+            RemoteQp {
+                mac: nic.mac,
+                ip: IpAddr::V4(nic.ip),
+                qpn: u32::from(made.qp.qpn),
+            },
+        )
+        .map_err(|e| setup("model connect", &e))?;
+        firmware::ready(
+            &mut bench,
+            made.qp.qpn,
+            metaroce_regmap::command::Remote {
+                qpn,
+                mac: model.mac,
+                ip: IpAddr::V4(model.ip),
+            },
+        )?;
+        let mut nic_side = *nic;
+        nic_side.conn = made.qp.qpn;
+        nic_side.key = made.lkey;
+        Ok(Interop {
+            nic: bench,
+            nic_side,
+            qp: made.qp,
+            cq: made.cq,
+            fw: Firmware::default(),
+            model: ep,
+            model_side: *model,
+            model_qpn: qpn,
+            model_keys: keys,
+            to_nic: Link::new(link.clone(), seed ^ 0xA5A5),
+            to_model: Link::new(link, seed ^ 0x5A5A),
+            period_ps,
+            events: VecDeque::new(),
+            nic_keys: (made.lkey, made.rkey),
+            fw_on_core: true,
+            core_ctrl_opens: 0,
+            buf: Vec::with_capacity(16 * 1024),
+        })
+    }
+
     /// Virtual time now, ns (the core's cycle count at the clock period).
     pub fn now_ns(&self) -> u64 {
         self.nic.m.cycle() * self.period_ps / 1000
@@ -267,6 +369,9 @@ impl Interop {
         self.nic.step()?;
         let now = self.now_ns();
         while let Some((f, _)) = self.nic.tx.pop_frame() {
+            if self.fw_on_core && is_ctrl_open(&f) {
+                self.core_ctrl_opens += 1;
+            }
             self.to_model.send(now, f);
         }
         while let Some(f) = self.to_nic.pop_due(now) {
@@ -575,6 +680,9 @@ pub struct RunConfig {
     /// When the core requests: open its connection 0-RTT ([`Interop::open_nic_zero_rtt`]) instead of the
     /// firmware's CTRL OPEN handshake.
     pub zero_rtt: bool,
+    /// Run the firmware on the core's control processor ([`Interop::with_firmware`]); the core's connection
+    /// is then always opened 0-RTT by the firmware (`zero_rtt` does not apply).
+    pub firmware: bool,
     /// Work requests in flight at most.
     pub window: usize,
     /// Seed of the model, the link and the core bench's idle cycles.
@@ -609,7 +717,8 @@ pub struct RunReport {
     pub nic_cqes: Vec<CqeRepr>,
     /// The model's completions, in order.
     pub model_completions: Vec<Completion>,
-    /// Exceptions the firmware took, CTRL OPENs it sent, exceptions it could not handle.
+    /// Exceptions the bench's firmware stand-in took, CTRL OPENs it sent, exceptions it could not handle; with
+    /// the firmware on the core ([`RunConfig::firmware`]): 0, the CTRL OPENs the core sent, 0.
     pub firmware: (u64, u64, usize),
     /// The model's non-zero drop counters at the end (`name: value, ...`).
     pub model_drops: String,
@@ -730,8 +839,12 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
     } else {
         cfg.link.clone()
     };
-    let mut x = Interop::new(bench, &nic, &MODEL, first, PERIOD_PS, cfg.seed)?;
-    if req == Requester::Nic {
+    let mut x = if cfg.firmware {
+        Interop::with_firmware(bench, &nic, &MODEL, first, PERIOD_PS, cfg.seed)?
+    } else {
+        Interop::new(bench, &nic, &MODEL, first, PERIOD_PS, cfg.seed)?
+    };
+    if req == Requester::Nic && !cfg.firmware {
         if cfg.zero_rtt {
             x.open_nic_zero_rtt()?;
         } else {
@@ -774,7 +887,7 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
                     wr_id: i as u64,
                     addr: tbase + m.dst,
                     length: m.len,
-                    lkey: NIC.key,
+                    lkey: x.nic_keys.0,
                 })?);
             } else {
                 x.model_post_recv(RecvWr {
@@ -814,7 +927,7 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
                         lkey: x.model_keys.lkey,
                     },
                     remote_addr: if remote_op { remote } else { 0 },
-                    rkey: if remote_op { host::rkey_of(NIC.key) } else { 0 },
+                    rkey: if remote_op { x.nic_keys.1 } else { 0 },
                     solicited: solicited(next, &m),
                 })?;
             } else {
@@ -830,7 +943,7 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
                     op,
                     local_addr: local,
                     length: m.len,
-                    lkey: NIC.key,
+                    lkey: x.nic_keys.0,
                     remote_addr: if remote_op { remote } else { 0 },
                     rkey: if remote_op { rkey } else { 0 },
                     solicited: solicited(next, &m),
@@ -1036,7 +1149,14 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
     };
     report.link_lost = x.to_nic.stats().dropped() + x.to_model.stats().dropped();
     report.link_stats = [*x.to_nic.stats(), *x.to_model.stats()];
-    report.firmware = (x.fw.exceptions, x.fw.announcements, x.fw.unexpected.len());
+    report.firmware = if x.fw_on_core {
+        if x.nic.fw_trap()? {
+            return Err(BenchError::Setup("the control processor trapped".into()));
+        }
+        (0, x.core_ctrl_opens, 0)
+    } else {
+        (x.fw.exceptions, x.fw.announcements, x.fw.unexpected.len())
+    };
     if let Some(u) = x.fw.unexpected.first() {
         report.first_bad.get_or_insert(format!("firmware: {u}"));
     }
