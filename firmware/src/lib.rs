@@ -143,12 +143,12 @@ impl Firmware {
                 self.opens = responder::OpenStats::default();
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9;
                 self.boot.stage = BootStage::Ready;
-                console(bus, "metaroce-fw 0.1: self-test passed\n");
+                greet(bus, "self-test passed\n");
             }
             Err(check) => {
                 self.boot.stage = BootStage::Failed;
                 self.boot.check = check as u8;
-                console(bus, "metaroce-fw 0.1: self-test FAILED\n");
+                greet(bus, "self-test FAILED\n");
             }
         }
         bus.write(SYS_BASE + sys::BOOT, self.boot.to_word());
@@ -233,6 +233,25 @@ impl Firmware {
         x ^= x << 5;
         self.seed = x;
         x
+    }
+}
+
+/// Writes `metaroce-fw <major>.<minor>: ` and `text` to the console.
+fn greet(bus: &mut impl Bus, text: &str) {
+    console(bus, "metaroce-fw ");
+    decimal(bus, VERSION_MAJOR);
+    console(bus, ".");
+    decimal(bus, VERSION_MINOR);
+    console(bus, ": ");
+    console(bus, text);
+}
+
+/// Writes `v` in decimal to the console.
+fn decimal(bus: &mut impl Bus, v: u8) {
+    let digits = [v / 100, v / 10 % 10, v % 10];
+    let first = digits.iter().position(|&d| d != 0).unwrap_or(2);
+    for d in &digits[first..] {
+        bus.write(SYS_BASE + sys::CONSOLE, u32::from(b'0' + d));
     }
 }
 

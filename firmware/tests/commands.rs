@@ -101,7 +101,15 @@ fn boot_passes_and_publishes_ready_with_the_version() {
     assert_eq!(fw.limits().max_cqs, CQS as u32);
     assert_eq!(fw.limits().max_mrs, MRS as u32);
     assert!(regs.commits.is_empty(), "the self-test commits nothing");
-    assert_eq!(regs.console, b"metaroce-fw 0.1: self-test passed\n");
+    assert_eq!(
+        regs.console,
+        format!(
+            "metaroce-fw {}.{}: self-test passed\n",
+            metaroce_firmware::VERSION_MAJOR,
+            metaroce_firmware::VERSION_MINOR
+        )
+        .as_bytes()
+    );
     assert!(regs.stray.is_empty(), "stray accesses {:x?}", regs.stray);
 }
 
@@ -584,7 +592,15 @@ fn each_self_test_failure_is_named_and_commands_get_internal() {
             "{faults:?}"
         );
         assert_eq!(BootStatus::from_word(regs.boot), Some(b));
-        assert_eq!(regs.console, b"metaroce-fw 0.1: self-test FAILED\n");
+        assert_eq!(
+            regs.console,
+            format!(
+                "metaroce-fw {}.{}: self-test FAILED\n",
+                metaroce_firmware::VERSION_MAJOR,
+                metaroce_firmware::VERSION_MINOR
+            )
+            .as_bytes()
+        );
         let r = run(&mut fw, &mut regs, 9, Command::QueryDevice);
         assert_eq!(r.status, Status::Internal, "{faults:?}");
         assert!(regs.commits.is_empty());

@@ -47,7 +47,11 @@ fn booted_bench() -> CoreBench {
     assert_eq!(st.version, 0x0001);
     assert_eq!(
         String::from_utf8_lossy(&b.console),
-        "metaroce-fw 0.1: self-test passed\n"
+        format!(
+            "metaroce-fw {}.{}: self-test passed\n",
+            metaroce_firmware::VERSION_MAJOR,
+            metaroce_firmware::VERSION_MINOR
+        )
     );
     b
 }
