@@ -346,3 +346,21 @@ fn mr_conn_12_14_the_firmware_on_the_core_opens_for_the_model_and_as_requester()
         "the model's receive completion"
     );
 }
+
+/// The firmware on the core through 1 % loss, in each role: the opening packets, the CTRL OPEN and its
+/// repeats may be lost like any other (seeded, `METAROCE_SEED`).
+#[test]
+fn mr_conn_11_14_the_firmware_on_the_core_opens_through_one_percent_loss() {
+    for (requester, default_seed) in [(Requester::Model, 13), (Requester::Nic, 14)] {
+        let s = seed(default_seed);
+        let mut cfg = config(requester, 10_000, s);
+        cfg.firmware = true;
+        cfg.max_cycles = 3_000_000;
+        let r = go(&cfg, &mix(iters(40), 1, 32 * 1024, [2, 1, 1, 1], s));
+        assert!(
+            !r.model_drops.contains("not_for_us"),
+            "the model took every frame: {}",
+            r.model_drops
+        );
+    }
+}

@@ -844,11 +844,14 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
     } else {
         Interop::new(bench, &nic, &MODEL, first, PERIOD_PS, cfg.seed)?
     };
-    if req == Requester::Nic && !cfg.firmware {
-        if cfg.zero_rtt {
-            x.open_nic_zero_rtt()?;
-        } else {
-            x.open_from_nic(200_000)?;
+    if req == Requester::Nic {
+        // With the firmware on the core the connection opens 0-RTT with the first message.
+        if !cfg.firmware {
+            if cfg.zero_rtt {
+                x.open_nic_zero_rtt()?;
+            } else {
+                x.open_from_nic(200_000)?;
+            }
         }
         *x.to_nic.config_mut() = cfg.link.clone();
         *x.to_model.config_mut() = cfg.link.clone();
