@@ -16,7 +16,7 @@
 //! | MODIFY_MR | MR slot with the new rights | the key must be live |
 //! | DESTROY_MR | MR slot invalid | the slot's generation advances, so its keys name nothing (MR-SEM-7) |
 //! | READ_COUNTERS | none | one snapshot of the counter block |
-//! | QUERY_DEVICE | none | free QPs, CQs, MR slots and connections |
+//! | QUERY_DEVICE | none | free QPs, CQs, MR slots and connections; what the firmware did with exception packets ([`crate::responder`]) |
 //!
 //! A connection's index and own CID are its QP's number, so the firmware needs no connection allocator; the
 //! device's connection table (`max_conns`) is larger than the QPs the firmware serves.
@@ -73,7 +73,7 @@ fn ok(tag: u16, data: ResponseData) -> Response {
 /// Executes a validated request. Never panics; a refusal is an error response with the offending field.
 pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response {
     let r = match req.command {
-        Command::QueryDevice => Ok(query(fw)),
+        Command::QueryDevice => Ok(query(fw, bus)),
         Command::CreateCq(c) => create_cq(fw, bus, &c),
         Command::ModifyCq { cqn, moderation } => match fw.objects.cq_mut(cqn) {
             Some(cq) => {
@@ -97,14 +97,20 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
     }
 }
 
-fn query(fw: &Firmware) -> ResponseData {
+fn query(fw: &Firmware, bus: &mut impl Bus) -> ResponseData {
     let (free_qps, free_cqs, free_mrs) = fw.objects.free(&fw.limits);
+    let o = &fw.opens;
     ResponseData::Device(DeviceInfo {
         fw_version: FW_VERSION,
         free_qps,
         free_cqs,
         free_mrs,
         free_conns: fw.caps.max_conns.saturating_sub(fw.objects.conns),
+        exceptions: o.exceptions,
+        bound: o.bound,
+        announced: o.announced,
+        refused: o.refused + o.restarts + o.other,
+        exc_lost: crate::packets::lost(bus),
     })
 }
 

@@ -310,8 +310,17 @@ fn mr_conn_13_18_refusals_and_restarts_change_nothing() {
     restart.open.as_mut().unwrap().scid = PEER_CID + 1;
     assert_eq!(deliver(&mut fw, &mut regs, &restart), Outcome::Restart);
     assert_eq!(regs.commits.len(), commits);
-    let s = fw.open_stats();
+    let s = *fw.open_stats();
     assert_eq!((s.refused, s.other, s.restarts, s.bound), (4, 5, 1, 1));
+    // The host reads the same through QUERY_DEVICE.
+    let ResponseData::Device(d) = run(&mut fw, &mut regs, Command::QueryDevice) else {
+        panic!("no device info")
+    };
+    assert_eq!(
+        (d.exceptions, d.bound, d.announced, d.refused, d.exc_lost),
+        (s.exceptions, 1, 1, 4 + 5 + 1, 0)
+    );
+    assert_eq!(s.exceptions, 11);
 }
 
 #[test]

@@ -218,6 +218,40 @@ pub mod arg {
     pub const FREE_MRS: Field = Field::new("free_mrs", 20, 0, 32, "MR slots free");
     /// QUERY_DEVICE response `free_conns`.
     pub const FREE_CONNS: Field = Field::new("free_conns", 24, 0, 32, "connection contexts free");
+    /// QUERY_DEVICE response `exceptions`.
+    pub const EXCEPTIONS: Field = Field::new(
+        "exceptions",
+        28,
+        0,
+        32,
+        "exception packets the firmware took since boot",
+    );
+    /// QUERY_DEVICE response `bound`.
+    pub const BOUND: Field = Field::new(
+        "bound",
+        32,
+        0,
+        32,
+        "connections the firmware bound to their peer since boot",
+    );
+    /// QUERY_DEVICE response `announced`.
+    pub const ANNOUNCED: Field = Field::new("announced", 36, 0, 32, "CTRL OPENs sent since boot");
+    /// QUERY_DEVICE response `refused`.
+    pub const REFUSED: Field = Field::new(
+        "refused",
+        40,
+        0,
+        32,
+        "opening packets refused (MR-CONN-13), restarts and other exceptions not handled",
+    );
+    /// QUERY_DEVICE response `exc_lost`.
+    pub const EXC_LOST: Field = Field::new(
+        "exc_lost",
+        44,
+        0,
+        16,
+        "exception packets dropped while the packet port held one (saturating)",
+    );
     /// READ_COUNTERS response values.
     pub const VALUES: [Field; 7] = [
         Field::new("value0", 8, 0, 64, "counter first"),
@@ -361,6 +395,11 @@ pub const RESPONSES: [Layout; 11] = [
             arg::FREE_CQS,
             arg::FREE_MRS,
             arg::FREE_CONNS,
+            arg::EXCEPTIONS,
+            arg::BOUND,
+            arg::ANNOUNCED,
+            arg::REFUSED,
+            arg::EXC_LOST,
         ],
     ),
     resp(
@@ -891,6 +930,16 @@ pub struct DeviceInfo {
     pub free_mrs: u32,
     /// Connection contexts free.
     pub free_conns: u32,
+    /// Exception packets the firmware took since boot.
+    pub exceptions: u32,
+    /// Connections bound to their peer since boot.
+    pub bound: u32,
+    /// CTRL OPENs sent since boot.
+    pub announced: u32,
+    /// Opening packets refused, restarts and other exceptions not handled, since boot.
+    pub refused: u32,
+    /// Exception packets dropped while the packet port held one (saturating).
+    pub exc_lost: u16,
 }
 
 /// The data of a successful response.
@@ -989,6 +1038,11 @@ impl Response {
                 arg::FREE_CQS.set(buf, d.free_cqs as u64)?;
                 arg::FREE_MRS.set(buf, d.free_mrs as u64)?;
                 arg::FREE_CONNS.set(buf, d.free_conns as u64)?;
+                arg::EXCEPTIONS.set(buf, d.exceptions as u64)?;
+                arg::BOUND.set(buf, d.bound as u64)?;
+                arg::ANNOUNCED.set(buf, d.announced as u64)?;
+                arg::REFUSED.set(buf, d.refused as u64)?;
+                arg::EXC_LOST.set(buf, d.exc_lost as u64)?;
             }
             ResponseData::Cq(n) => arg::CQN.set(buf, n as u64)?,
             ResponseData::Qp(n) => arg::QPN.set(buf, n as u64)?,
@@ -1041,6 +1095,11 @@ impl Response {
                     free_cqs: arg::FREE_CQS.get(buf)? as u32,
                     free_mrs: arg::FREE_MRS.get(buf)? as u32,
                     free_conns: arg::FREE_CONNS.get(buf)? as u32,
+                    exceptions: arg::EXCEPTIONS.get(buf)? as u32,
+                    bound: arg::BOUND.get(buf)? as u32,
+                    announced: arg::ANNOUNCED.get(buf)? as u32,
+                    refused: arg::REFUSED.get(buf)? as u32,
+                    exc_lost: arg::EXC_LOST.get(buf)? as u16,
                 }),
                 Opcode::CreateCq => ResponseData::Cq(arg::CQN.get(buf)? as u32),
                 Opcode::CreateQp => ResponseData::Qp(arg::QPN.get(buf)? as u32),

@@ -381,4 +381,22 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
     // (MR-CONN-6, MR-CONN-7).
     assert!(syn_after[0] >= 4, "{syn_after:?}");
     assert_eq!(syn_after[1], syn_after[0], "no SYN after the first ACK");
+    // What each firmware did, as its host reads it: B bound on A's first SYN and announced once; A bound on
+    // B's CTRL OPEN and announced nothing.
+    for (name, core, announced) in [("A", &mut p.a, 0), ("B", &mut p.b, 1)] {
+        let (r, _) = run(core, 0x300, Command::QueryDevice);
+        let ResponseData::Device(d) = r.data else {
+            panic!("{r:?}")
+        };
+        println!(
+            "{name}: {} exceptions, {} bound, {} CTRL OPENs, {} refused, {} dropped at the port",
+            d.exceptions, d.bound, d.announced, d.refused, d.exc_lost
+        );
+        assert_eq!(
+            (d.bound, d.announced, d.refused),
+            (1, announced, 0),
+            "{name}"
+        );
+        assert!(d.exceptions >= 1, "{name}");
+    }
 }

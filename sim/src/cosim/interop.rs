@@ -718,7 +718,8 @@ pub struct RunReport {
     /// The model's completions, in order.
     pub model_completions: Vec<Completion>,
     /// Exceptions the bench's firmware stand-in took, CTRL OPENs it sent, exceptions it could not handle; with
-    /// the firmware on the core ([`RunConfig::firmware`]): 0, the CTRL OPENs the core sent, 0.
+    /// the firmware on the core ([`RunConfig::firmware`]) the same from its QUERY_DEVICE (the CTRL OPENs as the
+    /// link saw them, checked against the firmware's count).
     pub firmware: (u64, u64, usize),
     /// The model's non-zero drop counters at the end (`name: value, ...`).
     pub model_drops: String,
@@ -1156,7 +1157,25 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
         if x.nic.fw_trap()? {
             return Err(BenchError::Setup("the control processor trapped".into()));
         }
-        (0, x.core_ctrl_opens, 0)
+        let q = metaroce_regmap::command::Request {
+            tag: 0x301,
+            command: metaroce_regmap::command::Command::QueryDevice,
+        };
+        let r = firmware::command_ok(&mut x.nic, &q)?;
+        let metaroce_regmap::command::ResponseData::Device(d) = r.data else {
+            return Err(BenchError::Setup(format!("QUERY_DEVICE: {r:?}")));
+        };
+        if u64::from(d.announced) != x.core_ctrl_opens {
+            return Err(BenchError::Setup(format!(
+                "the firmware counts {} CTRL OPENs, the link saw {}",
+                d.announced, x.core_ctrl_opens
+            )));
+        }
+        (
+            u64::from(d.exceptions),
+            x.core_ctrl_opens,
+            d.refused as usize,
+        )
     } else {
         (x.fw.exceptions, x.fw.announcements, x.fw.unexpected.len())
     };
