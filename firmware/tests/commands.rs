@@ -3,11 +3,10 @@
 
 mod common;
 
-use common::{Faults, RegSpace};
+use common::{caps, Faults, RegSpace};
 use metaroce_firmware::objects::{CQS, MRS, QPS};
 use metaroce_firmware::selftest::Check;
 use metaroce_firmware::{Firmware, FW_VERSION};
-use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::command::{
     Command, CreateCq, CreateMr, CreateQp, Moderation, ModifyQp, Opcode, QpState, Remote, Request,
     Response, ResponseData, Status, CMD_BYTES,
@@ -18,18 +17,6 @@ use metaroce_regmap::context::qp::QpContext;
 use metaroce_regmap::ctxport::table;
 use metaroce_regmap::fwbus::{BootStage, BootStatus};
 use std::net::{IpAddr, Ipv4Addr};
-
-/// The reference capabilities of the co-simulated core (4K QPs, CQs and MR slots, 16K connections).
-fn caps() -> CapsRepr {
-    CapsRepr {
-        max_qps: 4096,
-        max_cqs: 4096,
-        max_mrs: 4096,
-        max_conns: 16384,
-        max_wlog: 8,
-        ..CapsRepr::REFERENCE
-    }
-}
 
 fn booted() -> (Firmware, RegSpace) {
     let mut regs = RegSpace::new(&caps());

@@ -3,11 +3,10 @@
 
 mod common;
 
-use common::RegSpace;
+use common::{caps, RegSpace};
 use metaroce_firmware::packets::{wire, Open, Packet};
 use metaroce_firmware::responder::{Outcome, ANNOUNCE_GAP};
 use metaroce_firmware::Firmware;
-use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::command::{
     Command, CreateCq, CreateQp, Moderation, ModifyQp, QpState, Remote, Request, ResponseData,
 };
@@ -21,17 +20,6 @@ const PEER_IP: [u8; 4] = [10, 0, 0, 2];
 const PEER_QPN: u32 = 7;
 const PEER_CID: u32 = 0x00_0777;
 const PEER_ISN: u32 = 0xFFFF_FF00;
-
-fn caps() -> CapsRepr {
-    CapsRepr {
-        max_qps: 4096,
-        max_cqs: 4096,
-        max_mrs: 4096,
-        max_conns: 16384,
-        max_wlog: 8,
-        ..CapsRepr::REFERENCE
-    }
-}
 
 fn run(fw: &mut Firmware, regs: &mut RegSpace, command: Command) -> ResponseData {
     regs.submit(&Request { tag: 1, command });

@@ -327,3 +327,15 @@ impl Bus for RegSpace {
         }
     }
 }
+
+/// The reference capabilities of the co-simulated core (4K QPs, CQs and MR slots, 16K connections).
+pub fn caps() -> CapsRepr {
+    CapsRepr {
+        max_qps: 4096,
+        max_cqs: 4096,
+        max_mrs: 4096,
+        max_conns: 16384,
+        max_wlog: 8,
+        ..CapsRepr::REFERENCE
+    }
+}

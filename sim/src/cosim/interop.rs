@@ -97,6 +97,40 @@ pub fn model_config(side: &ModelSide, seed: u64) -> EndpointConfig {
     }
 }
 
+/// A fresh model endpoint for `model` (one memory region over its buffer with every right, one QP connected
+/// to the core's QP `nic_qpn` at `nic`'s addresses): the endpoint, its region's keys and its QP.
+fn model_endpoint(
+    model: &ModelSide,
+    seed: u64,
+    nic: &NicSide,
+    nic_qpn: u32,
+) -> Result<(Endpoint<SparseMemory>, MrKeys, Qpn), BenchError> {
+    let setup = |what: &str, e: &dyn std::fmt::Debug| BenchError::Setup(format!("{what}: {e:?}"));
+    let mut ep = Endpoint::try_new(model_config(model, seed), SparseMemory::new())
+        .map_err(|e| setup("model config", &e))?;
+    let keys = ep
+        .register_mr(
+            model.buf,
+            model.buf_len,
+            Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ,
+        )
+        .map_err(|e| setup("model mr", &e))?;
+    let ring = 1u32 << host::RING_LOG;
+    let qpn = ep
+        .create_qp(ring, ring)
+        .map_err(|e| setup("model qp", &e))?;
+    ep.connect_qp(
+        qpn,
+        RemoteQp {
+            mac: nic.mac,
+            ip: IpAddr::V4(nic.ip),
+            qpn: nic_qpn,
+        },
+    )
+    .map_err(|e| setup("model connect", &e))?;
+    Ok((ep, keys, qpn))
+}
+
 /// A CTRL OPEN frame (with the model's default UDP port).
 fn is_ctrl_open(frame: &[u8]) -> bool {
     let cfg = EndpointConfig::default();
@@ -232,30 +266,7 @@ impl Interop {
         period_ps: u64,
         seed: u64,
     ) -> Result<Interop, BenchError> {
-        let setup =
-            |what: &str, e: &dyn std::fmt::Debug| BenchError::Setup(format!("{what}: {e:?}"));
-        let mut ep = Endpoint::try_new(model_config(model, seed), SparseMemory::new())
-            .map_err(|e| setup("model config", &e))?;
-        let keys = ep
-            .register_mr(
-                model.buf,
-                model.buf_len,
-                Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ,
-            )
-            .map_err(|e| setup("model mr", &e))?;
-        let ring = 1u32 << host::RING_LOG;
-        let qpn = ep
-            .create_qp(ring, ring)
-            .map_err(|e| setup("model qp", &e))?;
-        ep.connect_qp(
-            qpn,
-            RemoteQp {
-                mac: nic.mac,
-                ip: IpAddr::V4(nic.ip),
-                qpn: u32::from(host::QPN),
-            },
-        )
-        .map_err(|e| setup("model connect", &e))?;
+        let (ep, keys, qpn) = model_endpoint(model, seed, nic, u32::from(host::QPN))?;
         let (qp, cq) = host::setup_qp(&mut bench, nic, model.mac, model.ip, qpn)?;
         Ok(Interop {
             nic_keys: (nic.key, host::rkey_of(nic.key)),
@@ -296,35 +307,12 @@ impl Interop {
         period_ps: u64,
         seed: u64,
     ) -> Result<Interop, BenchError> {
-        let setup =
-            |what: &str, e: &dyn std::fmt::Debug| BenchError::Setup(format!("{what}: {e:?}"));
         let (st, _) = firmware::boot(&mut bench)?;
         if st.stage != BootStage::Ready {
-            return Err(setup("firmware boot", &st));
+            return Err(BenchError::Setup(format!("firmware boot: {st:?}")));
         }
         let made = firmware::create(&mut bench, nic.mac, nic.ip, (nic.buf, nic.buf_len))?;
-        let mut ep = Endpoint::try_new(model_config(model, seed), SparseMemory::new())
-            .map_err(|e| setup("model config", &e))?;
-        let keys = ep
-            .register_mr(
-                model.buf,
-                model.buf_len,
-                Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ,
-            )
-            .map_err(|e| setup("model mr", &e))?;
-        let ring = 1u32 << host::RING_LOG;
-        let qpn = ep
-            .create_qp(ring, ring)
-            .map_err(|e| setup("model qp", &e))?;
-        ep.connect_qp(
-            qpn,
-            RemoteQp {
-                mac: nic.mac,
-                ip: IpAddr::V4(nic.ip),
-                qpn: u32::from(made.qp.qpn),
-            },
-        )
-        .map_err(|e| setup("model connect", &e))?;
+        let (ep, keys, qpn) = model_endpoint(model, seed, nic, u32::from(made.qp.qpn))?;
         firmware::ready(
             &mut bench,
             made.qp.qpn,
