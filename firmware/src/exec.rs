@@ -10,13 +10,14 @@
 //! | MODIFY_CQ | none | moderation is recorded; the hardware has no interrupt moderation, and rewriting a live CQ's entry would reset its indices |
 //! | DESTROY_CQ | CQ `cqn` zeroed (`log_size` 0: not in use) | refused (BAD_STATE) while a QP completes into it |
 //! | CREATE_QP | QP `qpn` in INIT (Table 7.10: created through RESET into INIT) | the lowest free QPN; both CQs must exist |
-//! | MODIFY_QP | QP `qpn`; to READY also connection `qpn`, opened 0-RTT (MR-CONN-7) with a random ISN and EV-set seed; to RESET the connection is closed | transitions of [`QpState::modify_allowed`]; a commit sets the entry's ring indices to 0, so the host rings `RQ_PI` again after the move to READY if it posted receives in INIT (doorbells carry absolute indices) |
+//! | MODIFY_QP | QP `qpn`; to READY also connection `qpn`, opened 0-RTT (MR-CONN-7) with a random ISN and EV-set seed; READY to ERROR nothing: the core is asked to fail the QP ([`crate::qp_errors`]); to RESET the connection is closed | transitions of [`QpState::modify_allowed`]; a commit sets the entry's ring indices to 0, so the host rings `RQ_PI` again after the move to READY if it posted receives in INIT (doorbells carry absolute indices) |
 //! | DESTROY_QP | QP `qpn` zeroed, its connection closed | the host completes its outstanding WRs as FLUSHED |
 //! | CREATE_MR | MR slot | `lkey = slot << 8 | generation`; `rkey` = `lkey` with random bits above the device's slot bits (MR-SEM-5, MR-SEM-6) |
 //! | MODIFY_MR | MR slot with the new rights | the key must be live |
 //! | DESTROY_MR | MR slot invalid | the slot's generation advances, so its keys name nothing (MR-SEM-7) |
 //! | READ_COUNTERS | none | one snapshot of the counter block |
-//! | QUERY_DEVICE | none | free QPs, CQs, MR slots and connections; what the firmware did with exception packets ([`crate::responder`]) |
+//! | QUERY_DEVICE | none | free QPs, CQs, MR slots and connections; what the firmware did with exception packets ([`crate::responder`]); the port's status ([`crate::port`]); QPs moved to ERROR ([`crate::qp_errors`]) |
+//! | READ_EVENTS | none | takes up to four queued events ([`crate::events`]) |
 //!
 //! A connection's index and own CID are its QP's number, so the firmware needs no connection allocator; the
 //! device's connection table (`max_conns`) is larger than the QPs the firmware serves.
@@ -90,6 +91,7 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
         Command::ModifyMr { lkey, access } => modify_mr(fw, bus, lkey, access),
         Command::DestroyMr { lkey } => destroy_mr(fw, bus, lkey),
         Command::ReadCounters { first, count } => Ok(read_counters(bus, first, count)),
+        Command::ReadEvents => Ok(ResponseData::Events(fw.events.take())),
     };
     match r {
         Ok(data) => ok(req.tag, data),
@@ -111,6 +113,8 @@ fn query(fw: &Firmware, bus: &mut impl Bus) -> ResponseData {
         announced: o.announced,
         refused: o.refused + o.restarts + o.other,
         exc_lost: crate::packets::lost(bus),
+        port: fw.port.0,
+        qp_errors: fw.errors.reported,
     })
 }
 
@@ -256,6 +260,14 @@ fn modify_qp(
         return Err(refuse(Status::BadState, &arg::QP_STATE));
     }
     let conn = m.qpn as u16;
+    if m.state == QpState::Error && qp.state == QpState::Ready && qp.conn != 0 {
+        // The core flushes the send queue and reports the QP; its entry stays as it is, so that later WRs
+        // are completed FLUSHED (crate::qp_errors).
+        crate::qp_errors::request_fail(bus, qp.conn).map_err(|_| internal())?;
+        qp.state = QpState::Error;
+        fw.objects.set_qp(m.qpn, qp);
+        return Ok(ResponseData::None);
+    }
     if m.state == QpState::Ready {
         let remote = m.remote.ok_or(refuse(Status::BadParam, &arg::REMOTE_QPN))?;
         if m.qpn >= fw.caps.max_conns {

@@ -15,8 +15,10 @@
 //! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing
 //! context entries), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
 //! execution), [`packets`] (the packet port: exception packets in, control packets out), [`responder`]
-//! (connection opening: binding a READY QP's connection to its peer and announcing it), [`selftest`] (the boot
-//! checks), [`Firmware`] (boot and the service loop), and for the host side
+//! (connection opening: binding a READY QP's connection to its peer and announcing it), [`qp_errors`] (QPs the
+//! core moved to ERROR: closed and reported), [`port`] (the network port's status), [`events`] (the
+//! asynchronous events the host reads with READ_EVENTS), [`selftest`] (the boot checks), [`Firmware`] (boot
+//! and the service loop), and for the host side
 //! [`image`] (the ELF image as the words the host loads).
 
 #![no_std]
@@ -24,6 +26,7 @@
 
 pub mod bus;
 pub mod ctx;
+pub mod events;
 pub mod exec;
 pub mod image;
 pub mod mailbox;
@@ -31,13 +34,15 @@ pub mod mailbox;
 pub mod mmio;
 pub mod objects;
 pub mod packets;
+pub mod port;
+pub mod qp_errors;
 pub mod responder;
 pub mod selftest;
 
 use bus::Bus;
 use metaroce_regmap::caps::{CapsRepr, Features, Limits};
 use metaroce_regmap::command::{Opcode, Request, Response, Status};
-use metaroce_regmap::fwbus::{sys, BootStage, BootStatus, SYS_BASE};
+use metaroce_regmap::fwbus::{sys, BootStage, BootStatus, PortStatus, SYS_BASE};
 use objects::Objects;
 
 /// Firmware version, major.
@@ -90,6 +95,9 @@ pub struct Firmware {
     boot: BootStatus,
     seed: u32,
     opens: responder::OpenStats,
+    errors: qp_errors::ErrorStats,
+    events: events::EventQueue,
+    port: PortStatus,
 }
 
 impl Firmware {
@@ -124,6 +132,13 @@ impl Firmware {
                 other: 0,
                 failed: 0,
             },
+            errors: qp_errors::ErrorStats {
+                reported: 0,
+                stray: 0,
+                failed: 0,
+            },
+            events: events::EventQueue::new(),
+            port: PortStatus(0),
         }
     }
 
@@ -141,6 +156,9 @@ impl Firmware {
                 self.limits = objects::clamp(caps.limits());
                 self.objects.clear();
                 self.opens = responder::OpenStats::default();
+                self.errors = qp_errors::ErrorStats::default();
+                self.events.clear();
+                self.port = port::read(bus);
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9;
                 self.boot.stage = BootStage::Ready;
                 greet(bus, "self-test passed\n");
@@ -215,11 +233,48 @@ impl Firmware {
         &self.opens
     }
 
-    /// Boots, then serves commands and exception packets forever (the image's main loop).
+    /// Takes the core's QP error report, if one is held, and handles it ([`qp_errors`]). Nothing is taken
+    /// before a successful boot.
+    pub fn poll_errors(&mut self, bus: &mut impl Bus) -> Option<qp_errors::Outcome> {
+        if self.boot.stage != BootStage::Ready {
+            return None;
+        }
+        let r = qp_errors::take(bus)?;
+        Some(qp_errors::handle(self, bus, &r))
+    }
+
+    /// Samples the network port's status ([`port`]); a change becomes an event. Returns the new status if it
+    /// changed. Nothing is sampled before a successful boot.
+    pub fn poll_port(&mut self, bus: &mut impl Bus) -> Option<PortStatus> {
+        if self.boot.stage != BootStage::Ready {
+            return None;
+        }
+        port::watch(bus, &mut self.port, &mut self.events)
+    }
+
+    /// What the firmware did with QP error reports since boot.
+    pub fn error_stats(&self) -> &qp_errors::ErrorStats {
+        &self.errors
+    }
+
+    /// The events queued for the host.
+    pub fn events(&self) -> &events::EventQueue {
+        &self.events
+    }
+
+    /// The network port's status as last sampled.
+    pub fn port_status(&self) -> PortStatus {
+        self.port
+    }
+
+    /// Boots, then serves commands, QP error reports, the port and exception packets forever (the image's
+    /// main loop).
     pub fn run(&mut self, bus: &mut impl Bus) -> ! {
         self.boot(bus);
         loop {
             self.serve(bus);
+            self.poll_errors(bus);
+            self.poll_port(bus);
             self.poll_packets(bus);
         }
     }

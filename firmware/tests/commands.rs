@@ -319,6 +319,11 @@ fn qp_transitions_follow_table_7_10() {
                     let ce = regs.commits.last().unwrap();
                     assert_eq!((ce.table, ce.entry), (table::CONN, [0; 64]));
                 }
+                QpState::Error => {
+                    // READY → ERROR: the core is asked to fail the QP; its entry stays the hardware's.
+                    assert_eq!(regs.commits.len(), n, "step {i}: nothing committed");
+                    assert_eq!(regs.fails, [1], "step {i}");
+                }
                 _ => assert_eq!(q.unwrap().state, to, "step {i}"),
             }
         }

@@ -8,7 +8,7 @@ use metaroce_firmware::packets::{wire, Open, Packet};
 use metaroce_firmware::responder::{Outcome, ANNOUNCE_GAP};
 use metaroce_firmware::Firmware;
 use metaroce_regmap::command::{
-    Command, CreateCq, CreateQp, Moderation, ModifyQp, QpState, Remote, Request, ResponseData,
+    Command, CreateCq, CreateQp, Moderation, ModifyQp, QpState, Remote, ResponseData,
 };
 use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::ctxport::{reg as ctx, table};
@@ -21,13 +21,7 @@ const PEER_QPN: u32 = 7;
 const PEER_CID: u32 = 0x00_0777;
 const PEER_ISN: u32 = 0xFFFF_FF00;
 
-fn run(fw: &mut Firmware, regs: &mut RegSpace, command: Command) -> ResponseData {
-    regs.submit(&Request { tag: 1, command });
-    fw.serve(regs).expect("a command was pending");
-    let (st, resp) = regs.response(command.opcode(), 0);
-    assert!(st.done, "{resp:?}");
-    resp.data
-}
+use common::exec as run;
 
 /// A booted firmware with one CQ and QPs `a` (READY, connected to the peer) and `b` (INIT). Returns them and
 /// the ISN of `a`'s connection.

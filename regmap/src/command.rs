@@ -22,6 +22,8 @@ pub const CMD_BYTES: usize = BUF_BYTES as usize;
 pub const CMD_VERSION: u8 = 1;
 /// Counters one `READ_COUNTERS` returns at most.
 pub const MAX_COUNTERS_PER_READ: u8 = 7;
+/// Events one `READ_EVENTS` returns at most.
+pub const MAX_EVENTS_PER_READ: usize = 4;
 
 /// Request header fields.
 pub mod hdr {
@@ -252,6 +254,99 @@ pub mod arg {
         16,
         "exception packets dropped while the packet port held one (saturating)",
     );
+    /// QUERY_DEVICE response `port`.
+    pub const PORT: Field = Field::new(
+        "port",
+        46,
+        0,
+        8,
+        "the network port's status: bit 0 link up, 1 module present, 2 module fault",
+    );
+    /// QUERY_DEVICE response `qp_errors`.
+    pub const QP_ERRORS: Field = Field::new(
+        "qp_errors",
+        48,
+        0,
+        32,
+        "QPs the device moved to ERROR since boot (each also an event)",
+    );
+    /// READ_EVENTS response `count`.
+    pub const EV_COUNT: Field = Field::new("count", 8, 0, 8, "events in this response, 0..=4");
+    /// READ_EVENTS response `pending`.
+    pub const EV_PENDING: Field = Field::new(
+        "pending",
+        10,
+        0,
+        16,
+        "events still queued after this response",
+    );
+    /// READ_EVENTS response `lost`.
+    pub const EV_LOST: Field = Field::new(
+        "lost",
+        12,
+        0,
+        32,
+        "events dropped since boot because the queue was full",
+    );
+    /// READ_EVENTS response: event k's `type` ([`EventType`](crate::command::EventType)), k = 0..4.
+    pub const EV_TYPE: [Field; 4] = [
+        Field::new(
+            "ev0_type",
+            16,
+            0,
+            8,
+            "event 0: type (1 QP_ERROR, 2 PORT_CHANGE)",
+        ),
+        Field::new("ev1_type", 28, 0, 8, "event 1: type"),
+        Field::new("ev2_type", 40, 0, 8, "event 2: type"),
+        Field::new("ev3_type", 52, 0, 8, "event 3: type"),
+    ];
+    /// READ_EVENTS response: event k's `status`.
+    pub const EV_STATUS: [Field; 4] = [
+        Field::new(
+            "ev0_status",
+            17,
+            0,
+            8,
+            "event 0: QP_ERROR the failing WR's completion status; PORT_CHANGE the new port status",
+        ),
+        Field::new("ev1_status", 29, 0, 8, "event 1: status"),
+        Field::new("ev2_status", 41, 0, 8, "event 2: status"),
+        Field::new("ev3_status", 53, 0, 8, "event 3: status"),
+    ];
+    /// READ_EVENTS response: event k's `has_msn` flag.
+    pub const EV_HAS_MSN: [Field; 4] = [
+        Field::new(
+            "ev0_has_msn",
+            18,
+            0,
+            1,
+            "event 0: QP_ERROR a started WR (msn) failed with status; else every WR completed FLUSHED",
+        ),
+        Field::new("ev1_has_msn", 30, 0, 1, "event 1: has_msn"),
+        Field::new("ev2_has_msn", 42, 0, 1, "event 2: has_msn"),
+        Field::new("ev3_has_msn", 54, 0, 1, "event 3: has_msn"),
+    ];
+    /// READ_EVENTS response: event k's `qpn`.
+    pub const EV_QPN: [Field; 4] = [
+        Field::new("ev0_qpn", 20, 0, 32, "event 0: QP_ERROR the QP; else 0"),
+        Field::new("ev1_qpn", 32, 0, 32, "event 1: qpn"),
+        Field::new("ev2_qpn", 44, 0, 32, "event 2: qpn"),
+        Field::new("ev3_qpn", 56, 0, 32, "event 3: qpn"),
+    ];
+    /// READ_EVENTS response: event k's `msn`.
+    pub const EV_MSN: [Field; 4] = [
+        Field::new(
+            "ev0_msn",
+            24,
+            0,
+            32,
+            "event 0: QP_ERROR the failing WR's MSN (has_msn)",
+        ),
+        Field::new("ev1_msn", 36, 0, 32, "event 1: msn"),
+        Field::new("ev2_msn", 48, 0, 32, "event 2: msn"),
+        Field::new("ev3_msn", 60, 0, 32, "event 3: msn"),
+    ];
     /// READ_COUNTERS response values.
     pub const VALUES: [Field; 7] = [
         Field::new("value0", 8, 0, 64, "counter first"),
@@ -289,6 +384,20 @@ code_enum! {
         DestroyMr = 0x32, "DESTROY_MR";
         /// Read up to seven counters from one snapshot.
         ReadCounters = 0x40, "READ_COUNTERS";
+        /// Take up to four asynchronous events from the firmware's event queue.
+        ReadEvents = 0x50, "READ_EVENTS";
+    }
+}
+
+code_enum! {
+    /// Asynchronous event types (READ_EVENTS).
+    EventType {
+        /// A QP entered ERROR (MR-SEM-38): its send queue was flushed by the device, its connection closed;
+        /// the host flushes the receive WRs it posted and moves the QP to RESET.
+        QpError = 1, "QP_ERROR";
+        /// The network port's status changed (link, module): `status` holds the new status bits
+        /// (`fwbus::PortStatus`: 0 link up, 1 module present, 2 module fault).
+        PortChange = 2, "PORT_CHANGE";
     }
 }
 
@@ -355,7 +464,7 @@ macro_rules! lay {
 }
 
 /// Request layouts, one per opcode (in [`Opcode::ALL`] order).
-pub const REQUESTS: [Layout; 11] = [
+pub const REQUESTS: [Layout; 12] = [
     lay!("QUERY_DEVICE", "no arguments", H;),
     lay!("CREATE_CQ", "create a completion queue", H; arg::CQ_RING, arg::CQ_LOG, arg::CQ_VECTOR, arg::CQ_USEC, arg::CQ_COUNT),
     lay!("MODIFY_CQ", "change a CQ's moderation", H; arg::CQN, arg::MCQ_USEC, arg::MCQ_COUNT),
@@ -368,6 +477,7 @@ pub const REQUESTS: [Layout; 11] = [
     lay!("MODIFY_MR", "change a region's rights", H; arg::LKEY, arg::MMR_ACCESS),
     lay!("DESTROY_MR", "deregister a memory region", H; arg::LKEY),
     lay!("READ_COUNTERS", "read counters", H; arg::CTR_FIRST, arg::CTR_COUNT),
+    lay!("READ_EVENTS", "take queued asynchronous events, oldest first", H;),
 ];
 
 /// The 64-byte response layout of a response header alone.
@@ -381,7 +491,7 @@ const fn resp(name: &'static str, doc: &'static str, fields: &'static [Field]) -
 }
 
 /// Response layouts, one per opcode (in [`Opcode::ALL`] order). Error responses carry the header only.
-pub const RESPONSES: [Layout; 11] = [
+pub const RESPONSES: [Layout; 12] = [
     resp(
         "QUERY_DEVICE",
         "free resources and firmware version",
@@ -400,6 +510,8 @@ pub const RESPONSES: [Layout; 11] = [
             arg::ANNOUNCED,
             arg::REFUSED,
             arg::EXC_LOST,
+            arg::PORT,
+            arg::QP_ERRORS,
         ],
     ),
     resp(
@@ -438,6 +550,39 @@ pub const RESPONSES: [Layout; 11] = [
             arg::VALUES[4],
             arg::VALUES[5],
             arg::VALUES[6],
+        ],
+    ),
+    resp(
+        "READ_EVENTS",
+        "up to four events, oldest first; the rest 0",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::EV_COUNT,
+            arg::EV_PENDING,
+            arg::EV_LOST,
+            arg::EV_TYPE[0],
+            arg::EV_STATUS[0],
+            arg::EV_HAS_MSN[0],
+            arg::EV_QPN[0],
+            arg::EV_MSN[0],
+            arg::EV_TYPE[1],
+            arg::EV_STATUS[1],
+            arg::EV_HAS_MSN[1],
+            arg::EV_QPN[1],
+            arg::EV_MSN[1],
+            arg::EV_TYPE[2],
+            arg::EV_STATUS[2],
+            arg::EV_HAS_MSN[2],
+            arg::EV_QPN[2],
+            arg::EV_MSN[2],
+            arg::EV_TYPE[3],
+            arg::EV_STATUS[3],
+            arg::EV_HAS_MSN[3],
+            arg::EV_QPN[3],
+            arg::EV_MSN[3],
         ],
     ),
 ];
@@ -578,6 +723,8 @@ pub enum Command {
         /// Number of counters (1..=7).
         count: u8,
     },
+    /// READ_EVENTS.
+    ReadEvents,
 }
 
 impl Command {
@@ -595,6 +742,7 @@ impl Command {
             Command::ModifyMr { .. } => Opcode::ModifyMr,
             Command::DestroyMr { .. } => Opcode::DestroyMr,
             Command::ReadCounters { .. } => Opcode::ReadCounters,
+            Command::ReadEvents => Opcode::ReadEvents,
         }
     }
 }
@@ -794,6 +942,7 @@ impl Request {
                 )?;
                 Command::ReadCounters { first, count }
             }
+            Opcode::ReadEvents => Command::ReadEvents,
         };
         Ok(Request { tag, command })
     }
@@ -807,7 +956,7 @@ impl Request {
         hdr::VERSION.set(buf, CMD_VERSION as u64)?;
         hdr::TAG.set(buf, self.tag as u64)?;
         match self.command {
-            Command::QueryDevice => {}
+            Command::QueryDevice | Command::ReadEvents => {}
             Command::CreateCq(c) => {
                 arg::CQ_RING.set(buf, c.ring_addr)?;
                 arg::CQ_LOG.set(buf, c.log_size as u64)?;
@@ -940,6 +1089,53 @@ pub struct DeviceInfo {
     pub refused: u32,
     /// Exception packets dropped while the packet port held one (saturating).
     pub exc_lost: u16,
+    /// The network port's status bits ([`crate::fwbus::PortStatus`]).
+    pub port: u8,
+    /// QPs the device moved to ERROR since boot.
+    pub qp_errors: u32,
+}
+
+/// One asynchronous event (READ_EVENTS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// What happened.
+    pub kind: EventType,
+    /// QP_ERROR: the failing WR's completion status (`CqeStatus`); PORT_CHANGE: the new port status.
+    pub status: u8,
+    /// QP_ERROR: a started WR (`msn`) failed with `status`; otherwise every WR completed `Flushed`.
+    pub has_msn: bool,
+    /// QP_ERROR: the QP; otherwise 0.
+    pub qpn: u32,
+    /// QP_ERROR with `has_msn`: the failing WR's MSN; otherwise 0.
+    pub msn: u32,
+}
+
+impl Event {
+    /// An empty slot of a READ_EVENTS response (never a valid event: type 0).
+    const fn slot_empty(buf: &[u8; CMD_BYTES], k: usize) -> bool {
+        let o = arg::EV_TYPE[k].byte as usize;
+        let mut i = 0;
+        while i < 12 {
+            if buf[o + i] != 0 {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
+/// READ_EVENTS response data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Events {
+    /// Events returned (at most [`MAX_EVENTS_PER_READ`]).
+    pub count: u8,
+    /// The events, oldest first; `None` beyond `count`.
+    pub events: [Option<Event>; MAX_EVENTS_PER_READ],
+    /// Events still queued after this response.
+    pub pending: u16,
+    /// Events dropped since boot because the queue was full.
+    pub lost: u32,
 }
 
 /// The data of a successful response.
@@ -967,6 +1163,8 @@ pub enum ResponseData {
         /// The values.
         values: [u64; MAX_COUNTERS_PER_READ as usize],
     },
+    /// READ_EVENTS.
+    Events(Events),
 }
 
 /// A mailbox response.
@@ -1001,6 +1199,7 @@ impl Response {
                 | (Opcode::CreateQp, ResponseData::Qp(_))
                 | (Opcode::CreateMr, ResponseData::Mr { .. })
                 | (Opcode::ReadCounters, ResponseData::Counters { .. })
+                | (Opcode::ReadEvents, ResponseData::Events(_))
                 | (
                     Opcode::ModifyCq
                         | Opcode::DestroyCq
@@ -1043,6 +1242,8 @@ impl Response {
                 arg::ANNOUNCED.set(buf, d.announced as u64)?;
                 arg::REFUSED.set(buf, d.refused as u64)?;
                 arg::EXC_LOST.set(buf, d.exc_lost as u64)?;
+                arg::PORT.set(buf, d.port as u64)?;
+                arg::QP_ERRORS.set(buf, d.qp_errors as u64)?;
             }
             ResponseData::Cq(n) => arg::CQN.set(buf, n as u64)?,
             ResponseData::Qp(n) => arg::QPN.set(buf, n as u64)?,
@@ -1061,6 +1262,31 @@ impl Response {
                         return Err(Error::Invalid { field: f.name });
                     }
                     f.set(buf, v)?;
+                }
+            }
+            ResponseData::Events(e) => {
+                let n = e.count as usize;
+                if n > MAX_EVENTS_PER_READ
+                    || e.events
+                        .iter()
+                        .enumerate()
+                        .any(|(k, v)| v.is_some() != (k < n))
+                {
+                    return Err(Error::Invalid {
+                        field: arg::EV_COUNT.name,
+                    });
+                }
+                arg::EV_COUNT.set(buf, n as u64)?;
+                arg::EV_PENDING.set(buf, e.pending as u64)?;
+                arg::EV_LOST.set(buf, e.lost as u64)?;
+                for (k, ev) in e.events.iter().enumerate() {
+                    if let Some(ev) = ev {
+                        arg::EV_TYPE[k].set(buf, ev.kind as u64)?;
+                        arg::EV_STATUS[k].set(buf, ev.status as u64)?;
+                        arg::EV_HAS_MSN[k].set(buf, ev.has_msn as u64)?;
+                        arg::EV_QPN[k].set(buf, ev.qpn as u64)?;
+                        arg::EV_MSN[k].set(buf, ev.msn as u64)?;
+                    }
                 }
             }
         }
@@ -1100,6 +1326,8 @@ impl Response {
                     announced: arg::ANNOUNCED.get(buf)? as u32,
                     refused: arg::REFUSED.get(buf)? as u32,
                     exc_lost: arg::EXC_LOST.get(buf)? as u16,
+                    port: arg::PORT.get(buf)? as u8,
+                    qp_errors: arg::QP_ERRORS.get(buf)? as u32,
                 }),
                 Opcode::CreateCq => ResponseData::Cq(arg::CQN.get(buf)? as u32),
                 Opcode::CreateQp => ResponseData::Qp(arg::QPN.get(buf)? as u32),
@@ -1122,6 +1350,7 @@ impl Response {
                     }
                     ResponseData::Counters { count, values }
                 }
+                Opcode::ReadEvents => ResponseData::Events(parse_events(buf)?),
                 _ => ResponseData::None,
             }
         };
@@ -1132,4 +1361,41 @@ impl Response {
             data,
         })
     }
+}
+
+/// Decodes a READ_EVENTS response's data: `count` events of a known type, every slot beyond it zero.
+fn parse_events(buf: &[u8; CMD_BYTES]) -> Result<Events, Error> {
+    let count = arg::EV_COUNT.get(buf)? as usize;
+    if count > MAX_EVENTS_PER_READ {
+        return Err(Error::Invalid {
+            field: arg::EV_COUNT.name,
+        });
+    }
+    let mut events = [None; MAX_EVENTS_PER_READ];
+    for (k, slot) in events.iter_mut().enumerate() {
+        if k >= count {
+            if !Event::slot_empty(buf, k) {
+                return Err(Error::Invalid {
+                    field: arg::EV_TYPE[k].name,
+                });
+            }
+            continue;
+        }
+        let kind = EventType::from_u8(arg::EV_TYPE[k].get(buf)? as u8).ok_or(Error::Invalid {
+            field: arg::EV_TYPE[k].name,
+        })?;
+        *slot = Some(Event {
+            kind,
+            status: arg::EV_STATUS[k].get(buf)? as u8,
+            has_msn: arg::EV_HAS_MSN[k].get(buf)? != 0,
+            qpn: arg::EV_QPN[k].get(buf)? as u32,
+            msn: arg::EV_MSN[k].get(buf)? as u32,
+        });
+    }
+    Ok(Events {
+        count: count as u8,
+        events,
+        pending: arg::EV_PENDING.get(buf)? as u16,
+        lost: arg::EV_LOST.get(buf)? as u32,
+    })
 }

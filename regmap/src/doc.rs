@@ -4,7 +4,7 @@
 use crate::block::{
     layouts, BlockLayout, DEFAULT_MAP, DEFAULT_SPACE_BYTES, HEADER_BYTES, VERSION_FIELDS,
 };
-use crate::command::{Opcode, QpState, Status, REQUESTS, RESPONSES};
+use crate::command::{EventType, Opcode, QpState, Status, REQUESTS, RESPONSES};
 use crate::descriptor::cqe::{CqeOpcode, CqeStatus};
 use crate::field::{Field, Layout, Register};
 use core::fmt::{Result, Write};
@@ -300,6 +300,17 @@ pub fn render(w: &mut impl Write) -> Result {
             write!(w, " `{}`", to.name())?;
         }
         writeln!(w, " |")?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Asynchronous events (`READ_EVENTS`; the firmware raises `IRQ.CAUSE.async_event` for each):"
+    )?;
+    writeln!(w)?;
+    writeln!(w, "| type | name | meaning |")?;
+    writeln!(w, "|---|---|---|")?;
+    for e in EventType::ALL {
+        writeln!(w, "| {} | `{}` | {} |", *e as u8, e.name(), Cell(e.doc()))?;
     }
     writeln!(w)?;
     for (req, resp) in REQUESTS.iter().zip(RESPONSES.iter()) {

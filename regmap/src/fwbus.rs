@@ -6,6 +6,7 @@
 //! | [`MBOX_BASE`] | 0x100 | the firmware's side of the command mailbox ([`mbox`]) |
 //! | [`SYS_BASE`] | 0x100 | the processor's own registers ([`sys`]): time, boot status, console |
 //! | [`PKT_BASE`] | 0x100 | the packet port ([`pkt`]): the core's exception packets in, control packets out |
+//! | [`EVT_BASE`] | 0x100 | the event port ([`evt`]): QP error reports and the port's status in, the host's event interrupt out |
 //! | [`REG_BASE`] | 16 MiB | the core's internal register bus at the host's BAR 0 offsets: the register blocks of [`crate::block::DEFAULT_MAP`] and the context-programming window ([`crate::ctxport`]) |
 //!
 //! Every access is a 32-bit word; byte and half-word stores are only meaningful in RAM. A load from an unmapped
@@ -25,6 +26,8 @@ pub const MBOX_BASE: u32 = 0x1000_0000;
 pub const SYS_BASE: u32 = 0x1100_0000;
 /// Start of the packet port.
 pub const PKT_BASE: u32 = 0x1200_0000;
+/// Start of the event port.
+pub const EVT_BASE: u32 = 0x1300_0000;
 /// Start of the core's internal register bus.
 pub const REG_BASE: u32 = 0x2000_0000;
 /// Bytes of the register-bus window.
@@ -80,6 +83,61 @@ pub mod pkt {
     pub const TX_REC: u32 = 0x80;
     /// Bit 0 of `RX_STATUS` and `TX_STATUS`.
     pub const STATUS_BUSY: u32 = 1;
+}
+
+/// The event port: what the core reports to the firmware besides packets, and the firmware's interrupt to the
+/// host.
+///
+/// The QP error side holds one report of the transmit scheduler (a QP entered ERROR, MR-SEM-38). While it is
+/// held the scheduler keeps the next one (it waits, nothing is lost). While the processor is stopped the reports
+/// leave on the core's `m_axis_conn_err` port instead, and the core raises `IRQ.CAUSE.async_event` itself.
+pub mod evt {
+    /// `QPERR_STATUS` (RO): bit 0 a report is held in `QPERR_INFO` / `QPERR_MSN`; bit 1 a `QP_FAIL` request
+    /// has not been taken by the transmit scheduler yet.
+    pub const QPERR_STATUS: u32 = 0x00;
+    /// `QPERR_POP` (WO): any write releases the held report.
+    pub const QPERR_POP: u32 = 0x04;
+    /// `QPERR_INFO` (RO): connection index bits 15:0, completion status (`CqeStatus`) bits 23:16, `has_msn`
+    /// bit 24 (a started WR failed with the status; otherwise every WR completed `Flushed`).
+    pub const QPERR_INFO: u32 = 0x08;
+    /// `QPERR_MSN` (RO): the MSN of the WR that failed (when `has_msn`).
+    pub const QPERR_MSN: u32 = 0x0C;
+    /// `RAISE` (WO): any write sets `IRQ.CAUSE.async_event` (the host reads the events with READ_EVENTS).
+    pub const RAISE: u32 = 0x10;
+    /// `PORT` (RO): the network port's status, the core's `port_status` input ([`PortStatus`](crate::fwbus::PortStatus)).
+    pub const PORT: u32 = 0x14;
+    /// `QP_FAIL` (WO): bits 15:0 a connection index. The transmit scheduler fails the connection's QP as for
+    /// an error the core found, with status `Flushed` (the oldest started WR, if any, and every other one
+    /// complete `Flushed`, MR-SEM-38), and reports it like any QP error. A connection not open or already in
+    /// ERROR ignores it. A write while the previous request is pending (`QPERR_STATUS` bit 1) is ignored.
+    pub const QP_FAIL: u32 = 0x18;
+    /// `QPERR_STATUS`'s bit 0.
+    pub const STATUS_HELD: u32 = 1;
+    /// `QPERR_STATUS`'s bit 1.
+    pub const STATUS_FAIL_PENDING: u32 = 2;
+    /// `QPERR_INFO`'s `has_msn` bit.
+    pub const INFO_HAS_MSN: u32 = 1 << 24;
+}
+
+/// The network port's status bits, as the board's MAC and module cage report them on the core's
+/// `port_status` input (and the firmware in `PORT`, QUERY_DEVICE and port events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PortStatus(pub u8);
+
+impl PortStatus {
+    /// The link is up: the MAC sends and receives frames.
+    pub const LINK_UP: PortStatus = PortStatus(1 << 0);
+    /// A transceiver module (or cable) is present in the cage.
+    pub const MODULE_PRESENT: PortStatus = PortStatus(1 << 1);
+    /// The module reports a fault (loss of signal, over-temperature).
+    pub const MODULE_FAULT: PortStatus = PortStatus(1 << 2);
+    /// Every defined bit.
+    pub const ALL: PortStatus = PortStatus(0x7);
+
+    /// True if every bit of `other` is set.
+    pub const fn contains(self, other: PortStatus) -> bool {
+        self.0 & other.0 == other.0
+    }
 }
 
 /// Boot stages of [`sys::BOOT`] bits 7:0.

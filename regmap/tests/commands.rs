@@ -254,3 +254,60 @@ fn mailbox_ctrl_word() {
     assert_eq!(decode_ctrl(0), Ok(None));
     assert!(decode_ctrl(0x2).is_err());
 }
+
+#[test]
+fn read_events_responses_are_checked() {
+    let ev = Event {
+        kind: EventType::QpError,
+        status: 3,
+        has_msn: true,
+        qpn: 12,
+        msn: 7,
+    };
+    let ok = |events: Events| Response {
+        tag: 5,
+        status: Status::Ok,
+        bad_offset: None,
+        data: ResponseData::Events(events),
+    };
+    let one = Events {
+        count: 1,
+        events: [Some(ev), None, None, None],
+        pending: 2,
+        lost: 9,
+    };
+    let mut b = [0u8; CMD_BYTES];
+    ok(one).emit(Opcode::ReadEvents, &mut b).unwrap();
+    assert_eq!(Response::parse(&b, Opcode::ReadEvents, 0).unwrap(), ok(one));
+    // A count that disagrees with the events, or above four, does not encode.
+    for bad in [
+        Events { count: 2, ..one },
+        Events { count: 0, ..one },
+        Events {
+            count: 5,
+            events: [Some(ev); 4],
+            ..one
+        },
+    ] {
+        assert!(
+            ok(bad)
+                .emit(Opcode::ReadEvents, &mut [0u8; CMD_BYTES])
+                .is_err(),
+            "{bad:?}"
+        );
+    }
+    // Decoding: a count above four, an event beyond the count, an unknown type.
+    let mut c = b;
+    arg::EV_COUNT.set(&mut c, 5).unwrap();
+    assert!(Response::parse(&c, Opcode::ReadEvents, 0).is_err());
+    let mut c = b;
+    arg::EV_QPN[1].set(&mut c, 1).unwrap();
+    assert!(Response::parse(&c, Opcode::ReadEvents, 0).is_err());
+    let mut c = b;
+    arg::EV_TYPE[0].set(&mut c, 9).unwrap();
+    assert!(Response::parse(&c, Opcode::ReadEvents, 0).is_err());
+    // READ_EVENTS takes no arguments: a set byte is BAD_RESERVED.
+    let mut r = emit(Command::ReadEvents);
+    r[8] = 1;
+    assert_eq!(status(&r), (Status::BadReserved, 8));
+}

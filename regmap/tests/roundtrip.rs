@@ -319,6 +319,7 @@ fn arb_command() -> impl Strategy<Value = Command> {
         (1u8..=7)
             .prop_flat_map(move |count| (0..=(l.counters - count as u16), Just(count)))
             .prop_map(|(first, count)| Command::ReadCounters { first, count }),
+        Just(Command::ReadEvents),
     ]
 }
 
@@ -328,7 +329,7 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
         any::<u16>(),
         0usize..Status::ALL.len(),
         0u16..64,
-        any::<[u32; 10]>(),
+        any::<[u32; 12]>(),
         1u8..=7,
         any::<[u64; 7]>(),
     )
@@ -360,6 +361,8 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                     announced: w[7],
                     refused: w[8],
                     exc_lost: w[9] as u16,
+                    port: w[10] as u8,
+                    qp_errors: w[11],
                 }),
                 Opcode::CreateCq => ResponseData::Cq(w[0]),
                 Opcode::CreateQp => ResponseData::Qp(w[0]),
@@ -368,6 +371,27 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                     rkey: w[1],
                 },
                 Opcode::ReadCounters => ResponseData::Counters { count, values },
+                Opcode::ReadEvents => {
+                    // 0..=4 events of either type from the random words.
+                    let n = (count as usize - 1).min(MAX_EVENTS_PER_READ);
+                    let mut events = [None; MAX_EVENTS_PER_READ];
+                    for (k, e) in events.iter_mut().enumerate().take(n) {
+                        let x = w[k];
+                        *e = Some(Event {
+                            kind: EventType::ALL[x as usize % EventType::ALL.len()],
+                            status: (x >> 8) as u8,
+                            has_msn: x & 1 << 16 != 0,
+                            qpn: w[4 + k],
+                            msn: w[8 + k],
+                        });
+                    }
+                    ResponseData::Events(Events {
+                        count: n as u8,
+                        events,
+                        pending: w[0] as u16,
+                        lost: w[1],
+                    })
+                }
                 _ => ResponseData::None,
             };
             (

@@ -3,17 +3,21 @@
 //! (recording every commit), the processor's clock and boot registers. Faults can be switched on: a context
 //! port that never finishes, staging registers that drop writes, a stopped clock, an empty register space, a
 //! transmit path that never takes a record. The packet port holds a queue of exception records (the first is
-//! the one `RX_REC` shows) and records what the firmware sends.
+//! the one `RX_REC` shows) and records what the firmware sends. The event port holds a queue of QP error
+//! reports (the first is the held one), the port's status, and counts the firmware's interrupt raises.
 
 #![allow(dead_code)]
 
 use metaroce_firmware::bus::Bus;
+use metaroce_firmware::Firmware;
 use metaroce_regmap::block::{write_chain, BlockType, DEFAULT_MAP};
 use metaroce_regmap::caps::CapsRepr;
-use metaroce_regmap::command::{Opcode, Request, Response, CMD_BYTES};
+use metaroce_regmap::command::{Command, Opcode, Request, Response, ResponseData, CMD_BYTES};
 use metaroce_regmap::counters;
 use metaroce_regmap::ctxport::{reg as ctx, WINDOW};
-use metaroce_regmap::fwbus::{mbox, pkt, sys, MBOX_BASE, PKT_BASE, REG_BASE, SYS_BASE};
+use metaroce_regmap::fwbus::{
+    evt, mbox, pkt, sys, EVT_BASE, MBOX_BASE, PKT_BASE, REG_BASE, SYS_BASE,
+};
 use metaroce_regmap::id::IdRepr;
 use metaroce_regmap::mailbox::{from_words, to_words, MailboxStatus, BUF_WORDS};
 use std::collections::{BTreeMap, VecDeque};
@@ -46,6 +50,8 @@ pub struct Faults {
     pub no_blocks: bool,
     /// The transmit path never takes a record.
     pub tx_hangs: bool,
+    /// The transmit scheduler never takes a `QP_FAIL` request.
+    pub fail_hangs: bool,
 }
 
 /// The register space.
@@ -90,6 +96,14 @@ pub struct RegSpace {
     pub pkt_out: Vec<([u8; 64], u64)>,
     tx_rec: [u32; 16],
     tx_busy: bool,
+    /// QP error reports waiting for the firmware (the first is the held one): `QPERR_INFO`, `QPERR_MSN`.
+    pub qperr: VecDeque<(u32, u32)>,
+    /// The port's status (`EVT.PORT`).
+    pub port: u32,
+    /// Writes of `EVT.RAISE` (interrupts raised).
+    pub raised: u32,
+    /// Connections of the `EVT.QP_FAIL` requests taken.
+    pub fails: Vec<u32>,
 }
 
 impl RegSpace {
@@ -138,6 +152,10 @@ impl RegSpace {
             pkt_out: Vec::new(),
             tx_rec: [0; 16],
             tx_busy: false,
+            qperr: VecDeque::new(),
+            port: 0,
+            raised: 0,
+            fails: Vec::new(),
         }
     }
 
@@ -287,6 +305,17 @@ impl Bus for RegSpace {
                     u32::from_le_bytes([r[k], r[k + 1], r[k + 2], r[k + 3]])
                 })
             }
+            a if a == EVT_BASE + evt::QPERR_STATUS => {
+                u32::from(!self.qperr.is_empty())
+                    | if self.faults.fail_hangs {
+                        evt::STATUS_FAIL_PENDING
+                    } else {
+                        0
+                    }
+            }
+            a if a == EVT_BASE + evt::QPERR_INFO => self.qperr.front().map_or(0, |r| r.0),
+            a if a == EVT_BASE + evt::QPERR_MSN => self.qperr.front().map_or(0, |r| r.1),
+            a if a == EVT_BASE + evt::PORT => self.port,
             a if a >= REG_BASE => self.reg_read(a - REG_BASE),
             a => {
                 self.stray.push(a);
@@ -322,6 +351,11 @@ impl Bus for RegSpace {
                     self.tx_busy = self.faults.tx_hangs;
                 }
             }
+            a if a == EVT_BASE + evt::QPERR_POP => {
+                self.qperr.pop_front();
+            }
+            a if a == EVT_BASE + evt::RAISE => self.raised += 1,
+            a if a == EVT_BASE + evt::QP_FAIL && !self.faults.fail_hangs => self.fails.push(value),
             a if a >= REG_BASE => self.reg_write(a - REG_BASE, value),
             a => self.stray.push(a),
         }
@@ -338,4 +372,14 @@ pub fn caps() -> CapsRepr {
         max_wlog: 8,
         ..CapsRepr::REFERENCE
     }
+}
+
+/// Submits `command` (tag 1), lets the firmware serve it, and returns the response's data (a refusal fails the
+/// test).
+pub fn exec(fw: &mut Firmware, regs: &mut RegSpace, command: Command) -> ResponseData {
+    regs.submit(&Request { tag: 1, command });
+    fw.serve(regs).expect("a command was pending");
+    let (st, resp) = regs.response(command.opcode(), 0);
+    assert!(st.done, "{resp:?}");
+    resp.data
 }
