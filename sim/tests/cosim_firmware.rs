@@ -10,14 +10,16 @@ use metaroce_proto::wire::{
 };
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::{
-    Command, CreateCq, CreateMr, CreateQp, Moderation, ModifyQp, QpState, Remote, Request,
-    ResponseData, Status, CMD_BYTES,
+    Command, CreateCq, CreateMr, CreateQp, DeviceInfo, Event, EventType, Moderation, ModifyQp,
+    QpState, Remote, Request, ResponseData, Status, CMD_BYTES,
 };
 use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::counters::{self, CounterId};
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeStatus};
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
-use metaroce_regmap::fwbus::BootStage;
+use metaroce_regmap::endpoint as ep;
+use metaroce_regmap::fwbus::{BootStage, PortStatus};
+use metaroce_regmap::irq;
 use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench};
 use metaroce_sim::cosim::demo::PERIOD_PS;
 use metaroce_sim::cosim::firmware;
@@ -187,6 +189,13 @@ fn firmware_boots_on_the_core_and_serves_the_mailbox() {
         panic!("{r:?}")
     };
     assert_eq!(values[0], 3, "the firmware reads the same counter");
+
+    let (r, cycles) = run(&mut b, 10, Command::ReadEvents);
+    println!("READ_EVENTS (none queued): {cycles} cycles");
+    let ResponseData::Events(e) = r.data else {
+        panic!("{r:?}")
+    };
+    assert_eq!((e.count, e.pending, e.lost), (0, 0, 0), "nothing happened");
     assert!(!b.fw_trap().expect("trap"), "the processor never trapped");
 }
 
@@ -233,8 +242,13 @@ fn look(seen: &mut Seen, frame: &[u8]) {
     }
 }
 
-#[test]
-fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
+const MACS: [[u8; 6]; 2] = [[2, 0, 0, 0, 0, 0x0a], [2, 0, 0, 0, 0, 0x0b]];
+const IPS: [Ipv4Addr; 2] = [Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2)];
+const BUFS: [u64; 2] = [0x10_0000, 0x20_0000];
+
+/// Two booted cores on a 4-path link, each with a CQ, a QP and a 1 MiB region its host made through the
+/// firmware, the QPs READY towards each other.
+fn two_cores() -> (NicPair, [firmware::Created; 2]) {
     let cfg = cosim_config();
     let kind = core_model(&cfg, false).unwrap_or_else(|e| panic!("{e}"));
     let mut cores = [1u64, 2].map(|seed| {
@@ -244,15 +258,10 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         assert_eq!(st.stage, BootStage::Ready, "{st:?}");
         b
     });
-    let macs = [[2, 0, 0, 0, 0, 0x0a], [2, 0, 0, 0, 0, 0x0b]];
-    let ips = [Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2)];
-    let bufs = [0x10_0000u64, 0x20_0000];
-    let made: Vec<_> = (0..2)
-        .map(|i| {
-            firmware::create(&mut cores[i], macs[i], ips[i], (bufs[i], 1 << 20))
-                .unwrap_or_else(|e| panic!("{e}"))
-        })
-        .collect();
+    let made = [0, 1].map(|i| {
+        firmware::create(&mut cores[i], MACS[i], IPS[i], (BUFS[i], 1 << 20))
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
     for i in 0..2 {
         let peer = 1 - i;
         firmware::ready(
@@ -260,20 +269,27 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
             made[i].qp.qpn,
             Remote {
                 qpn: u32::from(made[peer].qp.qpn),
-                mac: macs[peer],
-                ip: IpAddr::V4(ips[peer]),
+                mac: MACS[peer],
+                ip: IpAddr::V4(IPS[peer]),
             },
         )
         .unwrap_or_else(|e| panic!("{e}"));
     }
     let [a, b] = cores;
-    let mut p = NicPair::new(
+    let p = NicPair::new(
         a,
         b,
         LinkConfig::multipath(200_000_000_000, 4, 1_000, 200),
         PERIOD_PS,
         7,
     );
+    (p, made)
+}
+
+#[test]
+fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
+    let (mut p, made) = two_cores();
+    let (macs, ips, bufs) = (MACS, IPS, BUFS);
     let mut qps = [made[0].qp, made[1].qp];
     let mut cqs = [made[0].cq, made[1].cq];
 
@@ -399,4 +415,302 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         );
         assert!(d.exceptions >= 1, "{name}");
     }
+}
+
+/// Runs the pair until `done` holds, checking every 64 cycles; panics after `limit` cycles.
+fn run_until(
+    p: &mut NicPair,
+    limit: u64,
+    what: &str,
+    mut done: impl FnMut(&mut NicPair) -> bool,
+) -> u64 {
+    let start = p.a.m.cycle();
+    loop {
+        p.run(64).unwrap_or_else(|e| panic!("{e}"));
+        if done(p) {
+            return p.a.m.cycle() - start;
+        }
+        let traps = (p.a.fw_trap().unwrap_or(true), p.b.fw_trap().unwrap_or(true));
+        assert!(
+            p.a.m.cycle() - start < limit,
+            "{what}: not within {limit} cycles (traps {traps:?})"
+        );
+    }
+}
+
+/// `IRQ.CAUSE.async_event` of a core; clears it when set.
+fn take_async_cause(b: &mut CoreBench) -> bool {
+    let cause = base(BlockType::Irq) + irq::reg::CAUSE;
+    let set = b.read(cause).expect("CAUSE") & irq::Cause::ASYNC_EVENT.0 != 0;
+    if set {
+        b.write(cause, irq::Cause::ASYNC_EVENT.0).expect("CAUSE");
+    }
+    set
+}
+
+fn device(b: &mut CoreBench) -> DeviceInfo {
+    let (r, _) = run(b, 0x310, Command::QueryDevice);
+    let ResponseData::Device(d) = r.data else {
+        panic!("{r:?}")
+    };
+    d
+}
+
+/// MR-SEM-38 with the firmware in the loop: A's WRITE with a key that names nothing at B is answered NACK
+/// ACCESS, A's core fails the QP, and A's firmware closes its connection and reports it to A's host as an
+/// event. Work requests posted later complete FLUSHED; B's opening towards the closed QP is refused, so B's
+/// QP fails at its retry limit and B's firmware reports that. A change of A's port status is an event too.
+#[test]
+fn qp_errors_and_port_changes_reach_the_host_as_events() {
+    let (mut p, made) = two_cores();
+    let (mut qa, mut ca) = (made[0].qp, made[0].cq);
+    let (mut qb, mut cb) = (made[1].qp, made[1].cq);
+    let before = device(&mut p.a);
+    assert_eq!(
+        before.port,
+        PortStatus::LINK_UP.0 | PortStatus::MODULE_PRESENT.0
+    );
+    assert!(!take_async_cause(&mut p.a), "nothing raised yet");
+    let bad_rkey = made[1].rkey ^ 0x100; // another MR slot, never registered
+    let write = |wr_id: u64, rkey: u32, to: u64| SqeRepr {
+        wr_id,
+        op: SqOp::Write,
+        local_addr: BUFS[0],
+        length: 2 * 4096,
+        lkey: made[0].lkey,
+        remote_addr: to,
+        rkey,
+        solicited: false,
+    };
+    p.a.dma.mem.write(BUFS[0], &pattern(5, 2 * 4096));
+    host::post_send(&mut p.a, &mut qa, &write(0x90, bad_rkey, BUFS[1])).expect("post");
+    let mut cqe = None;
+    let cycles = run_until(&mut p, 4_000_000, "A's failed WRITE", |p| {
+        cqe = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}"));
+        cqe.is_some()
+    });
+    let c = cqe.expect("a CQE");
+    println!(
+        "A's WRITE with a bad rkey completed {:?} after {cycles} cycles",
+        c.status
+    );
+    assert_eq!((c.wr_id, c.status), (0x90, CqeStatus::RemoteAccess));
+    // The firmware takes the core's report, closes the connection, queues the event and raises ASYNC_EVENT.
+    let cycles = run_until(&mut p, 400_000, "A's ASYNC_EVENT", |p| {
+        take_async_cause(&mut p.a)
+    });
+    println!("ASYNC_EVENT raised {cycles} cycles later");
+    let (events, lost) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(lost, 0);
+    assert_eq!(
+        events,
+        [Event {
+            kind: EventType::QpError,
+            status: CqeStatus::RemoteAccess as u8,
+            has_msn: true,
+            qpn: u32::from(qa.qpn),
+            msn: 0,
+        }]
+    );
+    assert!(
+        p.a.conn_err.got.is_empty(),
+        "the report went to the firmware, not out of the core"
+    );
+    let after = device(&mut p.a);
+    assert_eq!(after.qp_errors, 1);
+    assert_eq!(
+        after.free_conns,
+        before.free_conns + 1,
+        "the connection was closed"
+    );
+
+    // A later WRITE (with a good key) completes FLUSHED at once and sends nothing.
+    let sent = p.a.tx.beats;
+    host::post_send(&mut p.a, &mut qa, &write(0x91, made[1].rkey, BUFS[1])).expect("post");
+    let mut cqe = None;
+    run_until(&mut p, 200_000, "A's flushed WRITE", |p| {
+        cqe = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}"));
+        cqe.is_some()
+    });
+    let c = cqe.expect("a CQE");
+    assert_eq!(
+        (c.wr_id, c.status, c.byte_len),
+        (0x91, CqeStatus::Flushed, 0)
+    );
+    assert_eq!(p.a.tx.beats, sent, "A sent nothing for it");
+
+    // B writes to A: A's firmware refuses the opening of a QP in ERROR (MR-CONN-13), nothing is placed, and B's
+    // QP fails at its retry limit (2 here: 20 + 40 + 80 us).
+    let retry = base(BlockType::Endpoint) + ep::reg::RETRY;
+    let w = p.b.read(retry).expect("RETRY");
+    p.b.write(
+        retry,
+        ep::field::RETRY_LIMIT.insert(w, 2).expect("in range"),
+    )
+    .expect("RETRY");
+    let target = BUFS[0] + 0x8_0000;
+    p.b.dma.mem.write(BUFS[1], &pattern(6, 3000));
+    let sqe = SqeRepr {
+        wr_id: 0xB0,
+        op: SqOp::Write,
+        local_addr: BUFS[1],
+        length: 3000,
+        lkey: made[1].lkey,
+        remote_addr: target,
+        rkey: made[0].rkey,
+        solicited: false,
+    };
+    host::post_send(&mut p.b, &mut qb, &sqe).expect("post");
+    let mut cqe = None;
+    let cycles = run_until(&mut p, 2_000_000, "B's WRITE to the closed QP", |p| {
+        cqe = host::poll_cq(&mut p.b, &mut cb).unwrap_or_else(|e| panic!("{e}"));
+        cqe.is_some()
+    });
+    let c = cqe.expect("a CQE");
+    println!(
+        "B's WRITE to A's QP in ERROR completed {:?} after {cycles} cycles",
+        c.status
+    );
+    assert_eq!((c.wr_id, c.status), (0xB0, CqeStatus::RetryExceeded));
+    assert_eq!(
+        p.a.dma.mem.read(target, 3000),
+        vec![0; 3000],
+        "nothing placed at A"
+    );
+    run_until(&mut p, 400_000, "B's ASYNC_EVENT", |p| {
+        take_async_cause(&mut p.b)
+    });
+    let (events, _) = firmware::read_events(&mut p.b).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(
+        (events[0].kind, events[0].status, events[0].qpn),
+        (
+            EventType::QpError,
+            CqeStatus::RetryExceeded as u8,
+            u32::from(qb.qpn)
+        )
+    );
+    let a_now = device(&mut p.a);
+    println!(
+        "A: {} exceptions, {} refused, {} dropped at the port",
+        a_now.exceptions, a_now.refused, a_now.exc_lost
+    );
+    assert!(a_now.refused > after.refused, "A refused B's opening");
+
+    // ERROR → RESET through the mailbox.
+    let (r, _) = run(
+        &mut p.a,
+        0x320,
+        Command::ModifyQp(ModifyQp {
+            qpn: u32::from(qa.qpn),
+            state: QpState::Reset,
+            remote: None,
+        }),
+    );
+    assert_eq!(r.status, Status::Ok);
+
+    // The port: link down, module still present.
+    p.a.set_port_status(PortStatus::MODULE_PRESENT.0);
+    let cycles = run_until(&mut p, 400_000, "A's port event", |p| {
+        take_async_cause(&mut p.a)
+    });
+    println!("link down seen {cycles} cycles after it changed");
+    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.kind, e.status))
+            .collect::<Vec<_>>(),
+        [(EventType::PortChange, PortStatus::MODULE_PRESENT.0)]
+    );
+    assert_eq!(device(&mut p.a).port, PortStatus::MODULE_PRESENT.0);
+    assert!(!p.a.fw_trap().expect("trap") && !p.b.fw_trap().expect("trap"));
+}
+
+/// A host's MODIFY_QP from READY to ERROR (verbs' move to ERR): the firmware asks the core to fail the QP, the
+/// core flushes the started WRITE and the queued one (FLUSHED, in posting order), the firmware closes the
+/// connection and confirms with a QP_ERROR event (status FLUSHED); a WR posted later completes FLUSHED too.
+#[test]
+fn a_host_move_to_error_flushes_the_send_queue() {
+    let (mut p, made) = two_cores();
+    let (mut qa, mut ca) = (made[0].qp, made[0].cq);
+    let write = |wr_id: u64, off: u64| SqeRepr {
+        wr_id,
+        op: SqOp::Write,
+        local_addr: BUFS[0] + off,
+        length: 16 * 4096,
+        lkey: made[0].lkey,
+        remote_addr: BUFS[1] + off,
+        rkey: made[1].rkey,
+        solicited: false,
+    };
+    host::post_send(&mut p.a, &mut qa, &write(0xE0, 0)).expect("post");
+    host::post_send(&mut p.a, &mut qa, &write(0xE1, 0x2_0000)).expect("post");
+    // Every DATA frame from A is lost, so neither WRITE can complete; let A start the first.
+    let cfg = metaroce_proto::transport::EndpointConfig::default();
+    let mut drop_data = |from_a: bool, f: &[u8]| {
+        !(from_a
+            && matches!(
+                parse_frame(f, cfg.udp_port, cfg.dscp_trim, true).map(|x| x.m.mbh.ptype),
+                Ok(PacketType::Data)
+            ))
+    };
+    for _ in 0..5_000 {
+        p.step_filtered(&mut drop_data)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(p.a.tx.beats > 0, "A started sending");
+    assert!(host::poll_cq(&mut p.a, &mut ca).expect("cq").is_none());
+    let (r, cycles) = run(
+        &mut p.a,
+        0x330,
+        Command::ModifyQp(ModifyQp {
+            qpn: u32::from(qa.qpn),
+            state: QpState::Error,
+            remote: None,
+        }),
+    );
+    println!("MODIFY_QP READY to ERROR: {cycles} cycles");
+    assert_eq!(r.status, Status::Ok);
+    let mut got = Vec::new();
+    run_until(&mut p, 400_000, "the flushed WRITEs", |p| {
+        while let Some(c) = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}")) {
+            got.push((c.wr_id, c.status, c.byte_len));
+        }
+        got.len() == 2
+    });
+    assert_eq!(
+        got,
+        [(0xE0, CqeStatus::Flushed, 0), (0xE1, CqeStatus::Flushed, 0)],
+        "both WRITEs flushed in posting order"
+    );
+    run_until(&mut p, 400_000, "A's ASYNC_EVENT", |p| {
+        take_async_cause(&mut p.a)
+    });
+    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.kind, e.qpn, e.status))
+            .collect::<Vec<_>>(),
+        [(
+            EventType::QpError,
+            u32::from(qa.qpn),
+            CqeStatus::Flushed as u8
+        )]
+    );
+    assert_eq!(device(&mut p.a).qp_errors, 1);
+    host::post_send(&mut p.a, &mut qa, &write(0xE2, 0)).expect("post");
+    let mut cqe = None;
+    run_until(&mut p, 200_000, "the WRITE posted in ERROR", |p| {
+        cqe = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}"));
+        cqe.is_some()
+    });
+    let c = cqe.expect("a CQE");
+    assert_eq!((c.wr_id, c.status), (0xE2, CqeStatus::Flushed));
+    assert_eq!(
+        p.b.dma.mem.read(BUFS[1], 0x4_0000),
+        vec![0; 0x4_0000],
+        "nothing reached B's memory"
+    );
 }

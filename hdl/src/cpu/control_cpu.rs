@@ -16,14 +16,19 @@
 //!   `RX_REC` record ([`record_map`]) when none is held, else counted in `RX_STATUS.lost`; `RX_POP` releases it.
 //!   `TX_REC` words are written one at a time; `TX_SEND` offers the record on `m_axis_ctl_*` as a `PktMeta`
 //!   with `ts` = `now` at the write, until the frame builder takes it.
+//! * Event port (`fwbus::evt`): a QP error report (`s_axis_qperr_*`) is taken into `QPERR_INFO` / `QPERR_MSN`
+//!   when none is held (`tready` is low while one is, so the scheduler keeps the next); `QPERR_POP` releases
+//!   it. A `QP_FAIL` write offers its connection on `m_axis_fail_*` until the scheduler takes it. A `RAISE`
+//!   write pulses `async_raise` (the host's `IRQ.CAUSE.async_event`); `PORT` reads the `port_status` input.
 //!
 //! rust-hdl's simulator cannot run the processor; this block is simulated with Verilator.
 
 use super::picorv32::PicoRv32;
 use super::ram::CpuRam;
 use crate::records::PktMeta;
+use crate::rel::records::QpError;
 use crate::rx::parse_meta::meta_fields;
-use metaroce_regmap::fwbus::{self, mbox, pkt, sys};
+use metaroce_regmap::fwbus::{self, evt, mbox, pkt, sys};
 use metaroce_regmap::pktrec;
 use rust_hdl::prelude::*;
 
@@ -95,6 +100,22 @@ pub struct ControlCpu {
     pub m_axis_ctl_tready: Signal<In, Bit>,
     /// The core's time, ns (the `ts` of a sent record).
     pub now: Signal<In, Bits<64>>,
+    /// QP error reports of the transmit scheduler (`QPERR_*`).
+    pub s_axis_qperr_tdata: Signal<In, QpError>,
+    /// Valid.
+    pub s_axis_qperr_tvalid: Signal<In, Bit>,
+    /// Ready (no report held).
+    pub s_axis_qperr_tready: Signal<Out, Bit>,
+    /// A connection whose QP the firmware fails (`QP_FAIL`: a host's MODIFY_QP to ERROR).
+    pub m_axis_fail_tdata: Signal<Out, Bits<16>>,
+    /// Valid.
+    pub m_axis_fail_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_fail_tready: Signal<In, Bit>,
+    /// The firmware raised the host's asynchronous-event interrupt (one cycle).
+    pub async_raise: Signal<Out, Bit>,
+    /// The network port's status (`fwbus::PortStatus` bits), read in `PORT`.
+    pub port_status: Signal<In, Bits<8>>,
     cpu: PicoRv32,
     ram: CpuRam<RAM_WORD_BITS>,
 }
@@ -126,6 +147,10 @@ impl Logic for ControlCpu {
         self.s_axis_exc_tready.next = true;
         self.m_axis_ctl_tdata.next = PktMeta::default();
         self.m_axis_ctl_tvalid.next = false;
+        self.s_axis_qperr_tready.next = false;
+        self.async_raise.next = false;
+        self.m_axis_fail_tdata.next = 0.into();
+        self.m_axis_fail_tvalid.next = false;
     }
 
     fn connect(&mut self) {
@@ -153,6 +178,10 @@ impl Logic for ControlCpu {
         self.s_axis_exc_tready.connect();
         self.m_axis_ctl_tdata.connect();
         self.m_axis_ctl_tvalid.connect();
+        self.s_axis_qperr_tready.connect();
+        self.async_raise.connect();
+        self.m_axis_fail_tdata.connect();
+        self.m_axis_fail_tvalid.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -195,10 +224,27 @@ fn record_copies() -> (String, String) {
     (to_rec, to_meta)
 }
 
+/// The `QPERR_INFO` word and `QPERR_MSN` of a `QpError` vector named `v` (`fwbus::evt`), as Verilog
+/// expressions.
+fn qperr_words(v: &str) -> (String, String) {
+    let e = QpError::default();
+    let (c, cw) = (e.get_my_offset_conn(), e.get_my_width_conn());
+    let (s, sw) = (e.get_my_offset_status(), e.get_my_width_status());
+    let (m, mw) = (e.get_my_offset_msn(), e.get_my_width_msn());
+    let h = e.get_my_offset_has_msn();
+    assert!(cw == 16 && sw == 8 && mw == 32);
+    assert_eq!(evt::INFO_HAS_MSN, 1 << 24);
+    (
+        format!("{{7'd0, {v}[{h}], {v}[{s} +: 8], {v}[{c} +: 16]}}"),
+        format!("{v}[{m} +: 32]"),
+    )
+}
+
 fn verilog_body() -> String {
     let ram_top = 31 - fwbus::RAM_BYTES.trailing_zeros() as usize + 1;
     let (to_rec, to_meta) = record_copies();
     let meta_bits = PktMeta::BITS;
+    let (qe_info, qe_msn) = qperr_words("s_axis_qperr_tdata");
     format!(
         "\
 localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2;
@@ -219,12 +265,21 @@ reg [511:0] tx_rec;
 reg [31:0] tx_ts;
 reg tx_v;
 reg [511:0] exc_rec;
+reg qe_held;
+reg [31:0] qe_info;
+reg [31:0] qe_msn;
+reg raise_q;
+reg fail_v;
+reg [15:0] fail_conn;
 wire [31:0] a = cpu$mem_addr;
 wire is_ram = a[31:{ram_lo}] == {ram_top}'d0;
 wire is_mbox = a[31:8] == 24'h{mbox:06x};
 wire is_sys = a[31:8] == 24'h{sys:06x};
 wire is_reg = a[31:24] == 8'h{reg:02x};
 wire is_pkt = a[31:8] == 24'h{pktb:06x};
+wire is_evt = a[31:8] == 24'h{evtb:06x};
+wire qe_pop = start && is_evt && we && a[7:0] == 8'h{e_pop:02x};
+wire qp_fail = start && is_evt && we && a[7:0] == 8'h{e_fail:02x} && !fail_v;
 wire we = cpu$mem_wstrb != 4'd0;
 wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
 wire st_write = start && is_mbox && we && a[7:0] == 8'h{m_status:02x};
@@ -236,6 +291,10 @@ always @(*) begin
 {to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
 {to_meta}   m_axis_ctl_tvalid = tx_v;
    s_axis_exc_tready = 1'b1;
+   s_axis_qperr_tready = !qe_held;
+   async_raise = raise_q;
+   m_axis_fail_tdata = fail_conn;
+   m_axis_fail_tvalid = fail_v;
    cpu$clk = clk;
    cpu$resetn = run && !rst;
    cpu$mem_ready = ack || state == S_RAM;
@@ -268,7 +327,21 @@ end
 always @(posedge clk) begin
    ack <= 1'b0;
    con_v <= 1'b0;
+   raise_q <= 1'b0;
    time_q <= time_q + 64'd1;
+   if (s_axis_qperr_tvalid && !qe_held) begin
+      qe_held <= 1'b1;
+      qe_info <= {qe_info};
+      qe_msn <= {qe_msn};
+   end else if (qe_pop) begin
+      qe_held <= 1'b0;
+   end
+   if (qp_fail) begin
+      fail_v <= 1'b1;
+      fail_conn <= cpu$mem_wdata[15:0];
+   end else if (fail_v && m_axis_fail_tready) begin
+      fail_v <= 1'b0;
+   end
    if (mbox_go) begin
       pend <= 1'b1;
       pend_tag <= mbox_tag;
@@ -310,6 +383,13 @@ always @(posedge clk) begin
                else if (a[7:0] == 8'h{p_txs:02x}) rdata <= {{31'd0, tx_v}};
                else if (a[7:6] == 2'd{p_rxq}) rdata <= rx_rec[{{a[5:2], 5'd0}} +: 32];
             end
+            if (is_evt && !we) begin
+               if (a[7:0] == 8'h{e_st:02x}) rdata <= {{30'd0, fail_v, qe_held}};
+               else if (a[7:0] == 8'h{e_info:02x}) rdata <= qe_info;
+               else if (a[7:0] == 8'h{e_msn:02x}) rdata <= qe_msn;
+               else if (a[7:0] == 8'h{e_port:02x}) rdata <= {{24'd0, port_status}};
+            end
+            if (is_evt && we && a[7:0] == 8'h{e_raise:02x}) raise_q <= 1'b1;
             if (is_sys && !we) begin
                if (a[7:0] == 8'h{s_lo:02x}) begin
                   rdata <= time_q[31:0];
@@ -344,6 +424,9 @@ always @(posedge clk) begin
       rx_full <= 1'b0;
       rx_lost <= 16'd0;
       tx_v <= 1'b0;
+      qe_held <= 1'b0;
+      raise_q <= 1'b0;
+      fail_v <= 1'b0;
    end
    if (rst) begin
       state <= S_IDLE;
@@ -360,6 +443,12 @@ always @(posedge clk) begin
       tx_rec <= 512'd0;
       tx_ts <= 32'd0;
       rx_rec <= 512'd0;
+      qe_held <= 1'b0;
+      qe_info <= 32'd0;
+      qe_msn <= 32'd0;
+      raise_q <= 1'b0;
+      fail_v <= 1'b0;
+      fail_conn <= 16'd0;
    end
 end
 ",
@@ -384,6 +473,16 @@ end
         p_send = pkt::TX_SEND,
         p_rxq = pkt::RX_REC >> 6,
         p_txq = pkt::TX_REC >> 6,
+        evtb = fwbus::EVT_BASE >> 8,
+        e_st = evt::QPERR_STATUS,
+        e_pop = evt::QPERR_POP,
+        e_info = evt::QPERR_INFO,
+        e_msn = evt::QPERR_MSN,
+        e_raise = evt::RAISE,
+        e_fail = evt::QP_FAIL,
+        e_port = evt::PORT,
+        qe_info = qe_info,
+        qe_msn = qe_msn,
         to_rec = to_rec,
         to_meta = to_meta,
         meta_bits = meta_bits,
@@ -395,7 +494,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
     vec![crate::blocks::BlockSpec {
         name: "metaroce_cpu_control_cpu",
         area: "cpu",
-        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, packet port, clock and register-bus master for the firmware",
+        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, packet port, event port, clock and register-bus master for the firmware",
         verilog: |_cfg| crate::gen::verilog("metaroce_cpu_control_cpu", ControlCpu::default()),
     }]
 }

@@ -203,12 +203,16 @@ pub struct MetaroceCore<
     /// A QP entered ERROR ([`QpError`]: connection, status of the failing WR and its MSN; the send queue was
     /// flushed, MR-SEM-38): retry limit (MR-REL-55), RNR retry limit (MR-SEM-30), a fatal NACK (MR-SEM-35), an
     /// invalid READ response or a READ's local buffer failing its check (MR-SEM-34), a READ response timed out
-    /// beyond the retry limit (MR-REL-58).
+    /// beyond the retry limit (MR-REL-58). Out of the core while the control processor is stopped; while it
+    /// runs, the reports go to it (its event port).
     pub m_axis_conn_err_tdata: Signal<Out, QpError>,
     /// Connection failure valid.
     pub m_axis_conn_err_tvalid: Signal<Out, Bit>,
     /// Connection failure ready.
     pub m_axis_conn_err_tready: Signal<In, Bit>,
+    /// The network port's status from the board's MAC and module cage (`metaroce_regmap::fwbus::PortStatus`
+    /// bits: link up, module present, module fault), for the firmware.
+    pub port_status: Signal<In, Bits<8>>,
     /// The control processor's console: a byte (one cycle).
     pub fw_console_valid: Signal<Out, Bit>,
     /// The byte.
@@ -272,6 +276,7 @@ pub struct MetaroceCore<
     c_st_rop: Constant<Bits<8>>,
     c_st_lprot: Constant<Bits<8>>,
     c_st_retry: Constant<Bits<8>>,
+    c_st_flushed: Constant<Bits<8>>,
     in_regs_rd: Signal<Local, Bit>,
     in_ctx_rd: Signal<Local, Bit>,
     img_off: Signal<Local, Bits<24>>,
@@ -354,6 +359,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             m_axis_conn_err_tdata: Default::default(),
             m_axis_conn_err_tvalid: Default::default(),
             m_axis_conn_err_tready: Default::default(),
+            port_status: Default::default(),
             fw_console_valid: Default::default(),
             fw_console_data: Default::default(),
             fw_trap: Default::default(),
@@ -407,6 +413,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             c_st_rop: Constant::new((CqeStatus::RemoteOperation as u64).into()),
             c_st_lprot: Constant::new((CqeStatus::LocalProtection as u64).into()),
             c_st_retry: Constant::new((CqeStatus::RetryExceeded as u64).into()),
+            c_st_flushed: Constant::new((CqeStatus::Flushed as u64).into()),
             in_regs_rd: Default::default(),
             in_ctx_rd: Default::default(),
             img_off: Default::default(),
@@ -548,7 +555,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.regs.build_time.next = self.build_time.val();
         self.regs.cnt_inc.next = self.cnt.cnt_inc.val();
         self.regs.irq_cause_set.next = 0.into();
-        if self.cqw.cq_error.val() | self.txe.m_axis_qperr_tvalid.val() {
+        // The firmware raises ASYNC_EVENT for the QP errors it takes, once it has queued their events.
+        if self.cqw.cq_error.val()
+            | (self.txe.m_axis_qperr_tvalid.val() & !self.regs.fw_run.val())
+            | self.cpu.async_raise.val()
+        {
             // IRQ cause ASYNC_EVENT (metaroce_regmap::irq::Cause::ASYNC_EVENT).
             self.regs.irq_cause_set.next = 2.into();
         }
@@ -889,12 +900,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rsp.cfg_rto_max_ns.next = self.epc.cfg_rto_max_ns.val();
         self.rsp.cfg_retry_limit.next = self.epc.cfg_retry_limit.val();
         // QP errors: the causes (the sender engine's limits and fatal NACKs, the READ-response timer's limit,
-        // a failed READ response), in that priority, go to the scheduler, which decides each, flushes the send
-        // queue, stops the sender engine's connection and reports the QP on `m_axis_conn_err_*`.
+        // a failed READ response, the firmware's request), in that priority, go to the scheduler, which decides
+        // each, flushes the send queue, stops the sender engine's connection and reports the QP.
         self.txe.s_axis_fail_tdata.next = self.rrf.q.val();
         self.txe.s_axis_fail_tvalid.next = self.rrf_v.q.val();
         self.snd.m_axis_err_tready.next = false;
         self.rsp.m_axis_err_tready.next = false;
+        self.cpu.m_axis_fail_tready.next = false;
         if self.snd.m_axis_err_tvalid.val() {
             self.txe.s_axis_fail_tdata.next = self.snd.m_axis_err_tdata.val();
             self.txe.s_axis_fail_tvalid.next = true;
@@ -907,12 +919,33 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             self.txe.s_axis_fail_tdata.next.strict = false;
             self.txe.s_axis_fail_tvalid.next = true;
             self.rsp.m_axis_err_tready.next = self.txe.s_axis_fail_tready.val();
-        } else if self.rrf_v.q.val() & self.txe.s_axis_fail_tready.val() {
-            self.rrf_v.d.next = false;
+        } else if self.rrf_v.q.val() {
+            if self.txe.s_axis_fail_tready.val() {
+                self.rrf_v.d.next = false;
+            }
+        } else if self.cpu.m_axis_fail_tvalid.val() {
+            // The firmware fails a QP (a host's MODIFY_QP to ERROR): every WR completes FLUSHED.
+            self.txe.s_axis_fail_tdata.next.conn = self.cpu.m_axis_fail_tdata.val();
+            self.txe.s_axis_fail_tdata.next.status = self.c_st_flushed.val();
+            self.txe.s_axis_fail_tdata.next.msn = 0.into();
+            self.txe.s_axis_fail_tdata.next.by_msn = false;
+            self.txe.s_axis_fail_tdata.next.strict = false;
+            self.txe.s_axis_fail_tvalid.next = true;
+            self.cpu.m_axis_fail_tready.next = self.txe.s_axis_fail_tready.val();
         }
+        // QP error reports: to the control processor while it runs, else out of the core.
         self.m_axis_conn_err_tdata.next = self.txe.m_axis_qperr_tdata.val();
-        self.m_axis_conn_err_tvalid.next = self.txe.m_axis_qperr_tvalid.val();
-        self.txe.m_axis_qperr_tready.next = self.m_axis_conn_err_tready.val();
+        self.cpu.s_axis_qperr_tdata.next = self.txe.m_axis_qperr_tdata.val();
+        self.cpu.port_status.next = self.port_status.val();
+        if self.regs.fw_run.val() {
+            self.cpu.s_axis_qperr_tvalid.next = self.txe.m_axis_qperr_tvalid.val();
+            self.m_axis_conn_err_tvalid.next = false;
+            self.txe.m_axis_qperr_tready.next = self.cpu.s_axis_qperr_tready.val();
+        } else {
+            self.cpu.s_axis_qperr_tvalid.next = false;
+            self.m_axis_conn_err_tvalid.next = self.txe.m_axis_qperr_tvalid.val();
+            self.txe.m_axis_qperr_tready.next = self.m_axis_conn_err_tready.val();
+        }
         self.snd.s_axis_stop_tdata.next = self.txe.m_axis_stop_tdata.val();
         self.snd.s_axis_stop_tvalid.next = self.txe.m_axis_stop_tvalid.val();
         self.txe.m_axis_stop_tready.next = self.snd.s_axis_stop_tready.val();

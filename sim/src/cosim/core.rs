@@ -8,6 +8,7 @@ use super::bus::{
 use super::host_mem::{DmaServer, MemTiming};
 use super::model::{Model, ModelError, ModelKind, PortId};
 use metaroce_hdl::{CoreConfig, DataWidth};
+use metaroce_regmap::fwbus::PortStatus;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
@@ -158,6 +159,7 @@ pub struct CoreBench {
     pub console: Vec<u8>,
     console_ports: (PortId, PortId),
     trap_port: PortId,
+    port_status: PortId,
 }
 
 impl CoreBench {
@@ -203,11 +205,13 @@ impl CoreBench {
                 kind.port("fw_console_data")?,
             ),
             trap_port: kind.port("fw_trap")?,
+            port_status: kind.port("port_status")?,
             m: {
                 m.set_bit(rst, true);
                 m
             },
         };
+        b.set_port_status(PortStatus::LINK_UP.0 | PortStatus::MODULE_PRESENT.0);
         b.m.steps(4);
         b.m.set_bit(rst, false);
         b.run(2 * (1u64 << cfg.conn_bits) + 64)?;
@@ -238,6 +242,12 @@ impl CoreBench {
             return Err(BenchError::Violation(v.clone()));
         }
         Ok(())
+    }
+
+    /// Drives the core's `port_status` input (`metaroce_regmap::fwbus::PortStatus` bits; a new bench has its
+    /// link up and a module present).
+    pub fn set_port_status(&mut self, bits: u8) {
+        self.m.set(self.port_status, u64::from(bits));
     }
 
     /// The control processor stopped on a trap.

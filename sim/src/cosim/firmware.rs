@@ -7,8 +7,8 @@ use super::core::{BenchError, CoreBench};
 use super::host::{block_base, set_endpoint, Cq, Qp};
 use metaroce_regmap::block::BlockType;
 use metaroce_regmap::command::{
-    Command, CreateCq, CreateMr, CreateQp, Moderation, ModifyQp, Opcode, QpState, Remote, Request,
-    Response, ResponseData, Status, CMD_BYTES,
+    Command, CreateCq, CreateMr, CreateQp, Event, Moderation, ModifyQp, Opcode, QpState, Remote,
+    Request, Response, ResponseData, Status, CMD_BYTES,
 };
 use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::control::{reg as ctl, IMAGE_WINDOW};
@@ -308,4 +308,26 @@ pub fn command_ok(b: &mut CoreBench, req: &Request) -> Result<Response, BenchErr
         return Err(BenchError::Setup(format!("{:?}: {r:?}", req.command)));
     }
     Ok(r)
+}
+
+/// Takes every queued asynchronous event through READ_EVENTS (four per command, until none is pending), oldest
+/// first, and the firmware's count of events it dropped.
+pub fn read_events(b: &mut CoreBench) -> Result<(Vec<Event>, u32), BenchError> {
+    let mut got = Vec::new();
+    loop {
+        let r = command_ok(
+            b,
+            &Request {
+                tag: 0x300,
+                command: Command::ReadEvents,
+            },
+        )?;
+        let ResponseData::Events(e) = r.data else {
+            return Err(BenchError::Setup(format!("READ_EVENTS answered {r:?}")));
+        };
+        got.extend(e.events.iter().flatten());
+        if e.pending == 0 {
+            return Ok((got, e.lost));
+        }
+    }
 }
