@@ -18,6 +18,8 @@
 //! | READ_COUNTERS | none | one snapshot of the counter block |
 //! | QUERY_DEVICE | none | free QPs, CQs, MR slots and connections; what the firmware did with exception packets ([`crate::responder`]); the port's status ([`crate::port`]); QPs moved to ERROR ([`crate::qp_errors`]) |
 //! | READ_EVENTS | none | takes up to four queued events ([`crate::events`]) |
+//! | SET_CC | none: the endpoint block's RTO, rate, RTT, retry and ACK registers | read back; a register that does not hold its value gives INTERNAL ([`crate::cc`]) |
+//! | QUERY_CC | none | the endpoint block's parameters |
 //!
 //! A connection's index and own CID are its QP's number, so the firmware needs no connection allocator; the
 //! device's connection table (`max_conns`) is larger than the QPs the firmware serves.
@@ -92,6 +94,12 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
         Command::DestroyMr { lkey } => destroy_mr(fw, bus, lkey),
         Command::ReadCounters { first, count } => Ok(read_counters(bus, first, count)),
         Command::ReadEvents => Ok(ResponseData::Events(fw.events.take())),
+        Command::SetCc(c) => crate::cc::set(bus, &c)
+            .map(|_| ResponseData::None)
+            .map_err(|_| internal()),
+        Command::QueryCc => crate::cc::query(bus)
+            .map(ResponseData::Cc)
+            .ok_or(internal()),
     };
     match r {
         Ok(data) => ok(req.tag, data),

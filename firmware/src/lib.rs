@@ -13,7 +13,7 @@
 //!   where [`mmio::Mmio`] is the bus.
 //!
 //! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing
-//! context entries), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
+//! context entries), [`cc`] (the congestion-control parameters), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
 //! execution), [`packets`] (the packet port: exception packets in, control packets out), [`responder`]
 //! (connection opening: binding a READY QP's connection to its peer and announcing it), [`qp_errors`] (QPs the
 //! core moved to ERROR: closed and reported), [`port`] (the network port's status), [`events`] (the
@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod bus;
+pub mod cc;
 pub mod ctx;
 pub mod events;
 pub mod exec;

@@ -28,7 +28,6 @@ use crate::exec::{MTU_LOG, PATHS, WLOG};
 use crate::objects::Qp;
 use crate::packets::{self, wire, Open, Packet};
 use crate::Firmware;
-use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::QpState;
 use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::ctxport::table;
@@ -170,7 +169,7 @@ fn bind(
 /// Sends QP `qpn`'s CTRL OPEN to its peer (MR-CONN-14), echoing `echo_ts`. False if the transmit path did not
 /// take it.
 fn announce(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32, qp: &mut Qp, echo_ts: u32) -> bool {
-    let dscp = endpoint_base().map_or(0, |b| {
+    let dscp = crate::cc::endpoint_base().map_or(0, |b| {
         endpoint::field::DSCP_CTRL.extract(bus.reg_read(b + endpoint::reg::DSCP)) as u8
     });
     let p = Packet {
@@ -206,11 +205,4 @@ fn announce(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32, qp: &mut Qp, echo_t
     qp.announced = bus.now().max(1);
     fw.opens.announced += 1;
     true
-}
-
-fn endpoint_base() -> Option<u32> {
-    DEFAULT_MAP
-        .iter()
-        .find(|(k, _)| *k == BlockType::Endpoint)
-        .map(|b| b.1)
 }

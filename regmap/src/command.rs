@@ -270,6 +270,79 @@ pub mod arg {
         32,
         "QPs the device moved to ERROR since boot (each also an event)",
     );
+    /// SET_CC / QUERY_CC `line_rate_mbps`.
+    pub const CC_LINE_RATE: Field =
+        Field::new("line_rate_mbps", 8, 0, 32, "line rate, Mb/s (>= 1; spec 6)");
+    /// SET_CC / QUERY_CC `base_rtt_ns`.
+    pub const CC_BASE_RTT: Field = Field::new(
+        "base_rtt_ns",
+        12,
+        0,
+        32,
+        "base RTT of the fabric, ns (>= 1; spec 6.2)",
+    );
+    /// SET_CC / QUERY_CC `rto_min_ns`.
+    pub const CC_RTO_MIN: Field =
+        Field::new("rto_min_ns", 16, 0, 32, "minimum RTO, ns (>= 1; spec 4.6)");
+    /// SET_CC / QUERY_CC `rto_init_ns`.
+    pub const CC_RTO_INIT: Field = Field::new(
+        "rto_init_ns",
+        20,
+        0,
+        32,
+        "RTO before the first RTT sample, ns (>= 1)",
+    );
+    /// SET_CC / QUERY_CC `rto_max_ns`.
+    pub const CC_RTO_MAX: Field =
+        Field::new("rto_max_ns", 24, 0, 32, "maximum RTO, ns (>= rto_min_ns)");
+    /// SET_CC / QUERY_CC `ack_delay_ns`.
+    pub const CC_ACK_DELAY: Field = Field::new(
+        "ack_delay_ns",
+        28,
+        0,
+        16,
+        "longest ACK delay when ack_ratio > 1, ns (spec 4.4)",
+    );
+    /// SET_CC / QUERY_CC `ack_ratio`.
+    pub const CC_ACK_RATIO: Field = Field::new(
+        "ack_ratio",
+        30,
+        0,
+        8,
+        "accepted DATA packets per ACK, 1..=64",
+    );
+    /// SET_CC / QUERY_CC `retry_limit`.
+    pub const CC_RETRY_LIMIT: Field = Field::new(
+        "retry_limit",
+        31,
+        0,
+        8,
+        "timeouts without progress before ERROR, 0..=7 (spec 4.12)",
+    );
+    /// SET_CC / QUERY_CC `reorder_distance`.
+    pub const CC_REORDER: Field = Field::new(
+        "reorder_distance",
+        32,
+        0,
+        16,
+        "loss-detection distance, packets (>= 16; spec 4.8)",
+    );
+    /// QUERY_CC response `target_qdelay_ns`.
+    pub const CC_TARGET: Field = Field::new(
+        "target_qdelay_ns",
+        36,
+        0,
+        32,
+        "NSCC queuing-delay target, ns (fixed in v0.1)",
+    );
+    /// QUERY_CC response `min_rtt_window_ns`.
+    pub const CC_MIN_RTT_WINDOW: Field = Field::new(
+        "min_rtt_window_ns",
+        40,
+        0,
+        32,
+        "min-RTT window, ns (fixed in v0.1)",
+    );
     /// READ_EVENTS response `count`.
     pub const EV_COUNT: Field = Field::new("count", 8, 0, 8, "events in this response, 0..=4");
     /// READ_EVENTS response `pending`.
@@ -386,6 +459,10 @@ code_enum! {
         ReadCounters = 0x40, "READ_COUNTERS";
         /// Take up to four asynchronous events from the firmware's event queue.
         ReadEvents = 0x50, "READ_EVENTS";
+        /// Set the congestion-control and loss-recovery parameters (spec Table 10.2).
+        SetCc = 0x60, "SET_CC";
+        /// Read the congestion-control and loss-recovery parameters the device uses.
+        QueryCc = 0x61, "QUERY_CC";
     }
 }
 
@@ -464,7 +541,7 @@ macro_rules! lay {
 }
 
 /// Request layouts, one per opcode (in [`Opcode::ALL`] order).
-pub const REQUESTS: [Layout; 12] = [
+pub const REQUESTS: [Layout; 14] = [
     lay!("QUERY_DEVICE", "no arguments", H;),
     lay!("CREATE_CQ", "create a completion queue", H; arg::CQ_RING, arg::CQ_LOG, arg::CQ_VECTOR, arg::CQ_USEC, arg::CQ_COUNT),
     lay!("MODIFY_CQ", "change a CQ's moderation", H; arg::CQN, arg::MCQ_USEC, arg::MCQ_COUNT),
@@ -478,6 +555,10 @@ pub const REQUESTS: [Layout; 12] = [
     lay!("DESTROY_MR", "deregister a memory region", H; arg::LKEY),
     lay!("READ_COUNTERS", "read counters", H; arg::CTR_FIRST, arg::CTR_COUNT),
     lay!("READ_EVENTS", "take queued asynchronous events, oldest first", H;),
+    lay!("SET_CC", "set the congestion-control and loss-recovery parameters", H;
+        arg::CC_LINE_RATE, arg::CC_BASE_RTT, arg::CC_RTO_MIN, arg::CC_RTO_INIT, arg::CC_RTO_MAX,
+        arg::CC_ACK_DELAY, arg::CC_ACK_RATIO, arg::CC_RETRY_LIMIT, arg::CC_REORDER),
+    lay!("QUERY_CC", "no arguments", H;),
 ];
 
 /// The 64-byte response layout of a response header alone.
@@ -491,7 +572,7 @@ const fn resp(name: &'static str, doc: &'static str, fields: &'static [Field]) -
 }
 
 /// Response layouts, one per opcode (in [`Opcode::ALL`] order). Error responses carry the header only.
-pub const RESPONSES: [Layout; 12] = [
+pub const RESPONSES: [Layout; 14] = [
     resp(
         "QUERY_DEVICE",
         "free resources and firmware version",
@@ -583,6 +664,28 @@ pub const RESPONSES: [Layout; 12] = [
             arg::EV_HAS_MSN[3],
             arg::EV_QPN[3],
             arg::EV_MSN[3],
+        ],
+    ),
+    resp("SET_CC", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp(
+        "QUERY_CC",
+        "the parameters the device uses",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::CC_LINE_RATE,
+            arg::CC_BASE_RTT,
+            arg::CC_RTO_MIN,
+            arg::CC_RTO_INIT,
+            arg::CC_RTO_MAX,
+            arg::CC_ACK_DELAY,
+            arg::CC_ACK_RATIO,
+            arg::CC_RETRY_LIMIT,
+            arg::CC_REORDER,
+            arg::CC_TARGET,
+            arg::CC_MIN_RTT_WINDOW,
         ],
     ),
 ];
@@ -725,6 +828,10 @@ pub enum Command {
     },
     /// READ_EVENTS.
     ReadEvents,
+    /// SET_CC.
+    SetCc(CcParams),
+    /// QUERY_CC.
+    QueryCc,
 }
 
 impl Command {
@@ -743,6 +850,8 @@ impl Command {
             Command::DestroyMr { .. } => Opcode::DestroyMr,
             Command::ReadCounters { .. } => Opcode::ReadCounters,
             Command::ReadEvents => Opcode::ReadEvents,
+            Command::SetCc(_) => Opcode::SetCc,
+            Command::QueryCc => Opcode::QueryCc,
         }
     }
 }
@@ -943,6 +1052,8 @@ impl Request {
                 Command::ReadCounters { first, count }
             }
             Opcode::ReadEvents => Command::ReadEvents,
+            Opcode::SetCc => Command::SetCc(parse_cc(buf)?),
+            Opcode::QueryCc => Command::QueryCc,
         };
         Ok(Request { tag, command })
     }
@@ -956,7 +1067,8 @@ impl Request {
         hdr::VERSION.set(buf, CMD_VERSION as u64)?;
         hdr::TAG.set(buf, self.tag as u64)?;
         match self.command {
-            Command::QueryDevice | Command::ReadEvents => {}
+            Command::QueryDevice | Command::ReadEvents | Command::QueryCc => {}
+            Command::SetCc(c) => c.emit(buf)?,
             Command::CreateCq(c) => {
                 arg::CQ_RING.set(buf, c.ring_addr)?;
                 arg::CQ_LOG.set(buf, c.log_size as u64)?;
@@ -1095,6 +1207,81 @@ pub struct DeviceInfo {
     pub qp_errors: u32,
 }
 
+/// The congestion-control and loss-recovery parameters a host may set (SET_CC; spec Table 10.2). The device
+/// has one set for all its connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CcParams {
+    /// Line rate, Mb/s.
+    pub line_rate_mbps: u32,
+    /// Base RTT of the fabric, ns.
+    pub base_rtt_ns: u32,
+    /// Minimum RTO, ns.
+    pub rto_min_ns: u32,
+    /// RTO before the first RTT sample, ns.
+    pub rto_init_ns: u32,
+    /// Maximum RTO, ns.
+    pub rto_max_ns: u32,
+    /// Longest ACK delay when `ack_ratio > 1`, ns.
+    pub ack_delay_ns: u16,
+    /// Accepted DATA packets per ACK.
+    pub ack_ratio: u8,
+    /// Timeouts without progress before ERROR.
+    pub retry_limit: u8,
+    /// Loss-detection distance, packets.
+    pub reorder_distance: u16,
+}
+
+impl CcParams {
+    /// Checks every range of spec Table 10.2: the first field out of range, as [`Status::BadParam`].
+    pub fn check(&self) -> Result<(), CmdError> {
+        check(self.line_rate_mbps >= 1, &arg::CC_LINE_RATE)?;
+        check(self.base_rtt_ns >= 1, &arg::CC_BASE_RTT)?;
+        check(self.rto_min_ns >= 1, &arg::CC_RTO_MIN)?;
+        check(self.rto_init_ns >= 1, &arg::CC_RTO_INIT)?;
+        check(self.rto_max_ns >= self.rto_min_ns, &arg::CC_RTO_MAX)?;
+        check((1..=64).contains(&self.ack_ratio), &arg::CC_ACK_RATIO)?;
+        check(self.retry_limit <= 7, &arg::CC_RETRY_LIMIT)?;
+        check(self.reorder_distance >= 16, &arg::CC_REORDER)
+    }
+
+    fn emit(&self, buf: &mut [u8; CMD_BYTES]) -> Result<(), Error> {
+        arg::CC_LINE_RATE.set(buf, self.line_rate_mbps as u64)?;
+        arg::CC_BASE_RTT.set(buf, self.base_rtt_ns as u64)?;
+        arg::CC_RTO_MIN.set(buf, self.rto_min_ns as u64)?;
+        arg::CC_RTO_INIT.set(buf, self.rto_init_ns as u64)?;
+        arg::CC_RTO_MAX.set(buf, self.rto_max_ns as u64)?;
+        arg::CC_ACK_DELAY.set(buf, self.ack_delay_ns as u64)?;
+        arg::CC_ACK_RATIO.set(buf, self.ack_ratio as u64)?;
+        arg::CC_RETRY_LIMIT.set(buf, self.retry_limit as u64)?;
+        arg::CC_REORDER.set(buf, self.reorder_distance as u64)
+    }
+
+    fn get(buf: &[u8; CMD_BYTES]) -> Result<CcParams, Error> {
+        Ok(CcParams {
+            line_rate_mbps: arg::CC_LINE_RATE.get(buf)? as u32,
+            base_rtt_ns: arg::CC_BASE_RTT.get(buf)? as u32,
+            rto_min_ns: arg::CC_RTO_MIN.get(buf)? as u32,
+            rto_init_ns: arg::CC_RTO_INIT.get(buf)? as u32,
+            rto_max_ns: arg::CC_RTO_MAX.get(buf)? as u32,
+            ack_delay_ns: arg::CC_ACK_DELAY.get(buf)? as u16,
+            ack_ratio: arg::CC_ACK_RATIO.get(buf)? as u8,
+            retry_limit: arg::CC_RETRY_LIMIT.get(buf)? as u8,
+            reorder_distance: arg::CC_REORDER.get(buf)? as u16,
+        })
+    }
+}
+
+/// QUERY_CC response data: the settable parameters and the two that v0.1 fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CcInfo {
+    /// The settable parameters.
+    pub params: CcParams,
+    /// NSCC queuing-delay target, ns.
+    pub target_qdelay_ns: u32,
+    /// Min-RTT window, ns.
+    pub min_rtt_window_ns: u32,
+}
+
 /// One asynchronous event (READ_EVENTS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
@@ -1165,6 +1352,8 @@ pub enum ResponseData {
     },
     /// READ_EVENTS.
     Events(Events),
+    /// QUERY_CC.
+    Cc(CcInfo),
 }
 
 /// A mailbox response.
@@ -1200,13 +1389,15 @@ impl Response {
                 | (Opcode::CreateMr, ResponseData::Mr { .. })
                 | (Opcode::ReadCounters, ResponseData::Counters { .. })
                 | (Opcode::ReadEvents, ResponseData::Events(_))
+                | (Opcode::QueryCc, ResponseData::Cc(_))
                 | (
                     Opcode::ModifyCq
                         | Opcode::DestroyCq
                         | Opcode::ModifyQp
                         | Opcode::DestroyQp
                         | Opcode::ModifyMr
-                        | Opcode::DestroyMr,
+                        | Opcode::DestroyMr
+                        | Opcode::SetCc,
                     ResponseData::None
                 )
         )
@@ -1263,6 +1454,11 @@ impl Response {
                     }
                     f.set(buf, v)?;
                 }
+            }
+            ResponseData::Cc(c) => {
+                c.params.emit(buf)?;
+                arg::CC_TARGET.set(buf, c.target_qdelay_ns as u64)?;
+                arg::CC_MIN_RTT_WINDOW.set(buf, c.min_rtt_window_ns as u64)?;
             }
             ResponseData::Events(e) => {
                 let n = e.count as usize;
@@ -1351,6 +1547,11 @@ impl Response {
                     ResponseData::Counters { count, values }
                 }
                 Opcode::ReadEvents => ResponseData::Events(parse_events(buf)?),
+                Opcode::QueryCc => ResponseData::Cc(CcInfo {
+                    params: CcParams::get(buf)?,
+                    target_qdelay_ns: arg::CC_TARGET.get(buf)? as u32,
+                    min_rtt_window_ns: arg::CC_MIN_RTT_WINDOW.get(buf)? as u32,
+                }),
                 _ => ResponseData::None,
             }
         };
@@ -1398,4 +1599,10 @@ fn parse_events(buf: &[u8; CMD_BYTES]) -> Result<Events, Error> {
         pending: arg::EV_PENDING.get(buf)? as u16,
         lost: arg::EV_LOST.get(buf)? as u32,
     })
+}
+
+fn parse_cc(buf: &[u8; CMD_BYTES]) -> Result<CcParams, CmdError> {
+    let c = CcParams::get(buf).map_err(|_| bad(Status::Internal, &arg::CC_LINE_RATE))?;
+    c.check()?;
+    Ok(c)
 }

@@ -320,6 +320,23 @@ fn arb_command() -> impl Strategy<Value = Command> {
             .prop_flat_map(move |count| (0..=(l.counters - count as u16), Just(count)))
             .prop_map(|(first, count)| Command::ReadCounters { first, count }),
         Just(Command::ReadEvents),
+        Just(Command::QueryCc),
+        (any::<[u32; 5]>(), any::<u16>(), 1u8..=64, 0u8..=7, 16u16..).prop_map(
+            |(w, ack_delay_ns, ack_ratio, retry_limit, reorder_distance)| {
+                let (lo, hi) = (w[2].min(w[4]).max(1), w[2].max(w[4]).max(1));
+                Command::SetCc(CcParams {
+                    line_rate_mbps: w[0].max(1),
+                    base_rtt_ns: w[1].max(1),
+                    rto_min_ns: lo,
+                    rto_init_ns: w[3].max(1),
+                    rto_max_ns: hi,
+                    ack_delay_ns,
+                    ack_ratio,
+                    retry_limit,
+                    reorder_distance,
+                })
+            }
+        ),
     ]
 }
 
@@ -371,6 +388,21 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                     rkey: w[1],
                 },
                 Opcode::ReadCounters => ResponseData::Counters { count, values },
+                Opcode::QueryCc => ResponseData::Cc(CcInfo {
+                    params: CcParams {
+                        line_rate_mbps: w[0],
+                        base_rtt_ns: w[1],
+                        rto_min_ns: w[2],
+                        rto_init_ns: w[3],
+                        rto_max_ns: w[4],
+                        ack_delay_ns: w[5] as u16,
+                        ack_ratio: w[6] as u8,
+                        retry_limit: w[7] as u8,
+                        reorder_distance: w[8] as u16,
+                    },
+                    target_qdelay_ns: w[9],
+                    min_rtt_window_ns: w[10],
+                }),
                 Opcode::ReadEvents => {
                     // 0..=4 events of either type from the random words.
                     let n = (count as usize - 1).min(MAX_EVENTS_PER_READ);

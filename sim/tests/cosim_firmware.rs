@@ -10,8 +10,8 @@ use metaroce_proto::wire::{
 };
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::{
-    Command, CreateCq, CreateMr, CreateQp, DeviceInfo, Event, EventType, Moderation, ModifyQp,
-    QpState, Remote, Request, ResponseData, Status, CMD_BYTES,
+    CcParams, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, Event, EventType, Moderation,
+    ModifyQp, QpState, Remote, Request, ResponseData, Status, CMD_BYTES,
 };
 use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::counters::{self, CounterId};
@@ -196,6 +196,42 @@ fn firmware_boots_on_the_core_and_serves_the_mailbox() {
         panic!("{r:?}")
     };
     assert_eq!((e.count, e.pending, e.lost), (0, 0, 0), "nothing happened");
+
+    // The congestion-control parameters: set through the firmware, then held by the endpoint block.
+    let cc = CcParams {
+        line_rate_mbps: 400_000,
+        base_rtt_ns: 4_000,
+        rto_min_ns: 100_000_000,
+        rto_init_ns: 150_000_000,
+        rto_max_ns: 200_000_000,
+        ack_delay_ns: 1_000,
+        ack_ratio: 4,
+        retry_limit: 3,
+        reorder_distance: 64,
+    };
+    let (r, cycles) = run(&mut b, 11, Command::SetCc(cc));
+    println!("SET_CC: {cycles} cycles");
+    assert_eq!(r.status, Status::Ok);
+    let (r, cycles) = run(&mut b, 12, Command::QueryCc);
+    println!("QUERY_CC: {cycles} cycles");
+    let ResponseData::Cc(got) = r.data else {
+        panic!("{r:?}")
+    };
+    assert_eq!(got.params, cc);
+    let e = base(BlockType::Endpoint);
+    let rd = |b: &mut CoreBench, off| b.read(e + off).expect("endpoint");
+    assert_eq!(
+        [ep::reg::LINE_RATE, ep::reg::RTO_MIN, ep::reg::RTO_MAX].map(|o| rd(&mut b, o)),
+        [400_000, 100_000_000, 200_000_000],
+        "the endpoint block holds them"
+    );
+    let (r, _) = run(&mut b, 13, Command::SetCc(CcParams { ack_ratio: 0, ..cc }));
+    assert_eq!(r.status, Status::BadParam);
+    assert_eq!(
+        rd(&mut b, ep::reg::ACK) & 0x7F,
+        4,
+        "a refused set changes nothing"
+    );
     assert!(!b.fw_trap().expect("trap"), "the processor never trapped");
 }
 

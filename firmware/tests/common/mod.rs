@@ -52,6 +52,8 @@ pub struct Faults {
     pub tx_hangs: bool,
     /// The transmit scheduler never takes a `QP_FAIL` request.
     pub fail_hangs: bool,
+    /// The endpoint block ignores writes.
+    pub endpoint_stuck: bool,
 }
 
 /// The register space.
@@ -104,6 +106,8 @@ pub struct RegSpace {
     pub raised: u32,
     /// Connections of the `EVT.QP_FAIL` requests taken.
     pub fails: Vec<u32>,
+    /// Writes to the endpoint block, in order: (offset in the block, value).
+    pub endpoint_writes: Vec<(u32, u32)>,
 }
 
 impl RegSpace {
@@ -125,6 +129,9 @@ impl RegSpace {
         };
         id.write(&mut put, base(BlockType::Id)).unwrap();
         caps.write(&mut put, base(BlockType::Caps)).unwrap();
+        for (off, r, _) in metaroce_regmap::endpoint::words() {
+            put(base(BlockType::Endpoint) + off, r.reset);
+        }
         let n = counters::COUNT as usize;
         RegSpace {
             blocks,
@@ -156,6 +163,7 @@ impl RegSpace {
             port: 0,
             raised: 0,
             fails: Vec::new(),
+            endpoint_writes: Vec::new(),
         }
     }
 
@@ -267,6 +275,21 @@ impl RegSpace {
                 ctx::OPEN_SEED => self.open_seed = v,
                 _ => self.stray.push(REG_BASE + off),
             }
+            return;
+        }
+        let eb = DEFAULT_MAP
+            .iter()
+            .find(|(t, _)| *t == BlockType::Endpoint)
+            .unwrap()
+            .1;
+        if (eb + metaroce_regmap::endpoint::reg::MAC_HI
+            ..eb + metaroce_regmap::endpoint::BLOCK.bytes)
+            .contains(&off)
+        {
+            if !self.faults.endpoint_stuck {
+                self.blocks.insert(off, v);
+            }
+            self.endpoint_writes.push((off - eb, v));
             return;
         }
         let cb = Self::counters_base();
