@@ -4,6 +4,11 @@
 
 use metaroce_regmap::fwbus::IMAGE_BYTES;
 
+/// The Rust target the image is built for.
+pub const TARGET: &str = "riscv32imc-unknown-none-elf";
+/// The Cargo profile the image is built with (the workspace's `[profile.firmware]`).
+pub const PROFILE: &str = "firmware";
+
 /// Why an ELF file is not a loadable firmware image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageError {

@@ -332,6 +332,8 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
     // A WRITE of three and a bit packets from A to B, a second one on the open connection, then one from B to A.
     let mut seen = [Seen::default(), Seen::default()];
     let mut syn_after = Vec::new();
+    // When A's first SYN DATA left and when B's firmware answered it with its CTRL OPEN (64-cycle resolution).
+    let (mut first_syn, mut first_open) = (None, None);
     for (round, from, len) in [
         (0u64, 0usize, 3 * 4096 + 100),
         (1, 0, 2 * 4096),
@@ -352,7 +354,7 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
             solicited: false,
         };
         if round == 2 {
-            // A's firmware takes about 40K cycles to bind a connection (see docs/firmware.md): give it the time
+            // A's firmware takes about 32K cycles to bind a connection (see docs/firmware.md): give it the time
             // to act on B's CTRL OPEN before B's first WRITE, so that B's opening flight finds A's side bound.
             p.run(200_000).unwrap_or_else(|e| panic!("{e}"));
         }
@@ -369,6 +371,12 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
                     true
                 })
                 .unwrap_or_else(|e| panic!("{e}"));
+            }
+            if first_syn.is_none() && seen[0].syn_data > 0 {
+                first_syn = Some(p.a.m.cycle());
+            }
+            if first_open.is_none() && !seen[1].ctrl_open.is_empty() {
+                first_open = Some(p.a.m.cycle());
             }
             let core = if from == 0 { &mut p.a } else { &mut p.b };
             if let Some(c) = host::poll_cq(core, &mut cqs[from]).unwrap_or_else(|e| panic!("{e}")) {
@@ -413,6 +421,14 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
             "nothing after"
         );
     }
+    let (syn, open) = (
+        first_syn.expect("A sent SYN DATA"),
+        first_open.expect("B sent a CTRL OPEN"),
+    );
+    println!(
+        "B's firmware announced itself {} cycles after A's first SYN DATA left A (the flight to B included)",
+        open - syn
+    );
     // B's firmware bound its connection to A and announced itself to A's CID and addresses with its Open
     // extension (MR-CONN-14).
     assert!(!seen[1].ctrl_open.is_empty(), "B sent a CTRL OPEN");

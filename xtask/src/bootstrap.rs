@@ -37,7 +37,7 @@ pub fn all() -> Result<Tools, String> {
 }
 
 /// The Rust target the firmware image is built for.
-pub const FIRMWARE_TARGET: &str = "riscv32imc-unknown-none-elf";
+pub const FIRMWARE_TARGET: &str = metaroce_firmware::image::TARGET;
 
 /// Adds the firmware's target to the Rust toolchain (through rustup) unless it is there.
 pub fn riscv_target() -> Result<(), String> {

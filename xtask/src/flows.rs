@@ -71,7 +71,8 @@ pub fn firmware() -> Result<(), String> {
         "metaroce-firmware",
         "--features",
         "image",
-        "--release",
+        "--profile",
+        metaroce_firmware::image::PROFILE,
         "--target",
         target,
     ];
@@ -83,7 +84,10 @@ pub fn firmware() -> Result<(), String> {
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| crate::util::repo_root().join("target"));
-    let elf = target_dir.join(target).join("release").join("metaroce-fw");
+    let elf = target_dir
+        .join(target)
+        .join(metaroce_firmware::image::PROFILE)
+        .join("metaroce-fw");
     let bytes = std::fs::read(&elf).map_err(|e| format!("{}: {e}", elf.display()))?;
     let size = metaroce_firmware::image::words(&bytes, |_, _| {})
         .map_err(|e| format!("{}: {e}", elf.display()))?;

@@ -55,7 +55,8 @@ mod image {
 fn main() {
     eprintln!(
         "metaroce-fw is the NIC's firmware image: build it with \
-         `cargo build -p metaroce-firmware --features image --target riscv32imc-unknown-none-elf --release`"
+         `cargo xtask firmware` (`cargo build -p metaroce-firmware --features image \
+         --target riscv32imc-unknown-none-elf --profile firmware`)"
     );
     std::process::exit(2);
 }

@@ -5,6 +5,7 @@
 
 use super::core::{BenchError, CoreBench};
 use super::host::{block_base, set_endpoint, Cq, Qp};
+use metaroce_firmware::image::PROFILE;
 use metaroce_regmap::block::BlockType;
 use metaroce_regmap::command::{
     Command, CreateCq, CreateMr, CreateQp, Event, Moderation, ModifyQp, Opcode, QpState, Remote,
@@ -20,7 +21,7 @@ use std::process::Command as Process;
 use std::sync::OnceLock;
 
 /// The RISC-V target the image is built for.
-pub const TARGET: &str = "riscv32imc-unknown-none-elf";
+pub const TARGET: &str = metaroce_firmware::image::TARGET;
 
 /// Cycles the firmware may take to boot.
 pub const BOOT_CYCLES: u64 = 2_000_000;
@@ -37,7 +38,7 @@ fn target_dir() -> PathBuf {
 }
 
 /// Builds the image (`cargo build -p metaroce-firmware --features image --target riscv32imc-unknown-none-elf
-/// --release`, into `<target>/firmware`) and returns the path of the ELF file.
+/// --profile firmware`, into `<target>/firmware`) and returns the path of the ELF file.
 pub fn build_elf() -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let dir = target_dir();
@@ -50,7 +51,8 @@ pub fn build_elf() -> Result<PathBuf, String> {
             "metaroce-firmware",
             "--features",
             "image",
-            "--release",
+            "--profile",
+            PROFILE,
             "--target",
             TARGET,
             "--target-dir",
@@ -65,7 +67,7 @@ pub fn build_elf() -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Ok(dir.join(TARGET).join("release").join("metaroce-fw"))
+    Ok(dir.join(TARGET).join(PROFILE).join("metaroce-fw"))
 }
 
 /// The firmware image as the words to load (built once per process).
