@@ -5,9 +5,10 @@
 //!
 //! * `run` low (`CONTROL.CTRL.run`): the processor is held in reset and the RAM takes the image writes
 //!   (`img_wr_*`, from the core's image window); `BOOT` reads 0.
-//! * Each access the processor starts is answered with `mem_ready` one cycle after the request: RAM with the
-//!   RAM's registered read, the mailbox and the processor's registers from a register; the register bus when
-//!   the bridge acknowledges (the bridge's timeout bounds it). Unmapped addresses read 0 and ignore writes.
+//! * Each access the processor starts is answered with `mem_ready`: RAM one cycle after the request, with the
+//!   RAM's registered read; the mailbox, the packet and event ports and the processor's registers two cycles
+//!   after it (the region is registered, then the word selected); the register bus when the bridge
+//!   acknowledges (the bridge's timeout bounds it). Unmapped addresses read 0 and ignore writes.
 //! * Mailbox: `mbox_go` (a host submission) sets `PENDING` with the tag; the firmware's write of `STATUS`
 //!   (firmware word 16 of the register file) clears it. `REQ[i]` reads the register file's request word `i`
 //!   (`fw_rd_*`); `RESP[i]` and `STATUS` writes go to its firmware words (`fw_wr_*`).
@@ -245,10 +246,23 @@ fn verilog_body() -> String {
     let (to_rec, to_meta) = record_copies();
     let meta_bits = PktMeta::BITS;
     let (qe_info, qe_msn) = qperr_words("s_axis_qperr_tdata");
+    let rx_words: String = (0..16)
+        .map(|k| format!("      4'd{k}: rxw <= rx_rec[{lo} +: 32];\n", lo = 32 * k))
+        .collect();
     format!(
         "\
-localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2;
+localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2, S_LOCAL = 2'd3;
 reg [1:0] state;
+// The region of a local read (mailbox, packet port, event port, own registers), registered at the request: the
+// read data is selected in the next cycle (S_LOCAL) from it and the offset, so that the address decode and the
+// word selection are not one path.
+reg [3:0] rg;
+// The same for a local write: its effects (strobes, register writes) happen in S_LOCAL.
+reg [3:0] wg;
+// The words of the held record and of the mailbox request at the offset, registered every cycle: during an
+// access the address is stable, so in S_LOCAL they are the words at the access's offset.
+reg [31:0] rxw;
+reg [31:0] mbw;
 reg ack;
 reg [31:0] rdata;
 reg pend;
@@ -278,14 +292,30 @@ wire is_sys = a[31:8] == 24'h{sys:06x};
 wire is_reg = a[31:24] == 8'h{reg:02x};
 wire is_pkt = a[31:8] == 24'h{pktb:06x};
 wire is_evt = a[31:8] == 24'h{evtb:06x};
-wire qe_pop = start && is_evt && we && a[7:0] == 8'h{e_pop:02x};
-wire qp_fail = start && is_evt && we && a[7:0] == 8'h{e_fail:02x} && !fail_v;
+wire [7:0] o = a[7:0];
+wire [31:0] local_rdata =
+     ({{32{{rg[0] && o == 8'h{m_pending:02x}}}}} & {{pend_tag, 15'd0, pend}})
+   | ({{32{{rg[0] && o[7:6] == 2'd{req_q}}}}} & mbw)
+   | ({{32{{rg[1] && o == 8'h{p_rxs:02x}}}}} & {{rx_lost, 15'd0, rx_full}})
+   | ({{32{{rg[1] && o == 8'h{p_txs:02x}}}}} & {{31'd0, tx_v}})
+   | ({{32{{rg[1] && o[7:6] == 2'd{p_rxq}}}}} & rxw)
+   | ({{32{{rg[2] && o == 8'h{e_st:02x}}}}} & {{30'd0, fail_v, qe_held}})
+   | ({{32{{rg[2] && o == 8'h{e_info:02x}}}}} & qe_info)
+   | ({{32{{rg[2] && o == 8'h{e_msn:02x}}}}} & qe_msn)
+   | ({{32{{rg[2] && o == 8'h{e_port:02x}}}}} & {{24'd0, port_status}})
+   | ({{32{{rg[3] && o == 8'h{s_lo:02x}}}}} & time_q[31:0])
+   | ({{32{{rg[3] && o == 8'h{s_hi:02x}}}}} & time_hi)
+   | ({{32{{rg[3] && o == 8'h{s_boot:02x}}}}} & boot_q);
 wire we = cpu$mem_wstrb != 4'd0;
 wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
-wire st_write = start && is_mbox && we && a[7:0] == 8'h{m_status:02x};
-wire rx_pop = start && is_pkt && we && a[7:0] == 8'h{p_pop:02x};
-wire tx_send = start && is_pkt && we && a[7:0] == 8'h{p_send:02x} && !tx_v;
-wire tx_word = start && is_pkt && we && a[7:6] == 2'd{p_txq};
+wire loc = state == S_LOCAL;
+wire st_write = loc && wg[0] && o == 8'h{m_status:02x};
+wire resp_write = loc && wg[0] && o[7:6] == 2'd{resp_q};
+wire rx_pop = loc && wg[1] && o == 8'h{p_pop:02x};
+wire tx_send = loc && wg[1] && o == 8'h{p_send:02x} && !tx_v;
+wire tx_word = loc && wg[1] && o[7:6] == 2'd{p_txq};
+wire qe_pop = loc && wg[2] && o == 8'h{e_pop:02x};
+wire qp_fail = loc && wg[2] && o == 8'h{e_fail:02x} && !fail_v;
 always @(*) begin
    exc_rec = 512'd0;
 {to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
@@ -312,7 +342,7 @@ always @(*) begin
       ram$wdata = img_wr_data;
    end
    fw_rd_addr = a[5:2];
-   fw_wr_en = st_write || (start && is_mbox && we && a[7:6] == 2'd{resp_q});
+   fw_wr_en = st_write || resp_write;
    fw_wr_addr = st_write ? 5'd16 : {{1'b0, a[5:2]}};
    fw_wr_data = cpu$mem_wdata;
    bus_req = state == S_BUS;
@@ -328,6 +358,9 @@ always @(posedge clk) begin
    ack <= 1'b0;
    con_v <= 1'b0;
    raise_q <= 1'b0;
+   case (o[5:2])
+{rx_words}   endcase
+   mbw <= fw_rd_data;
    time_q <= time_q + 64'd1;
    if (s_axis_qperr_tvalid && !qe_held) begin
       qe_held <= 1'b1;
@@ -372,50 +405,30 @@ always @(posedge clk) begin
          end else if (is_reg) begin
             state <= S_BUS;
          end else begin
-            ack <= 1'b1;
-            rdata <= 32'd0;
-            if (is_mbox && !we) begin
-               if (a[7:0] == 8'h{m_pending:02x}) rdata <= {{pend_tag, 15'd0, pend}};
-               else if (a[7:6] == 2'd{req_q}) rdata <= fw_rd_data;
-            end
-            if (is_pkt && !we) begin
-               if (a[7:0] == 8'h{p_rxs:02x}) rdata <= {{rx_lost, 15'd0, rx_full}};
-               else if (a[7:0] == 8'h{p_txs:02x}) rdata <= {{31'd0, tx_v}};
-               else if (a[7:6] == 2'd{p_rxq}) rdata <= rx_rec[{{a[5:2], 5'd0}} +: 32];
-            end
-            if (is_evt && !we) begin
-               if (a[7:0] == 8'h{e_st:02x}) rdata <= {{30'd0, fail_v, qe_held}};
-               else if (a[7:0] == 8'h{e_info:02x}) rdata <= qe_info;
-               else if (a[7:0] == 8'h{e_msn:02x}) rdata <= qe_msn;
-               else if (a[7:0] == 8'h{e_port:02x}) rdata <= {{24'd0, port_status}};
-            end
-            if (is_evt && we && a[7:0] == 8'h{e_raise:02x}) raise_q <= 1'b1;
-            if (is_sys && !we) begin
-               if (a[7:0] == 8'h{s_lo:02x}) begin
-                  rdata <= time_q[31:0];
-                  time_hi <= time_q[63:32];
-               end else if (a[7:0] == 8'h{s_hi:02x}) begin
-                  rdata <= time_hi;
-               end else if (a[7:0] == 8'h{s_boot:02x}) begin
-                  rdata <= boot_q;
-               end
-            end
-            if (is_sys && we) begin
-               if (a[7:0] == 8'h{s_boot:02x}) boot_q <= cpu$mem_wdata;
-               if (a[7:0] == 8'h{s_con:02x}) begin
-                  con_v <= 1'b1;
-                  con_d <= cpu$mem_wdata[7:0];
-               end
-            end
+            state <= S_LOCAL;
+            rg <= {{is_sys && !we, is_evt && !we, is_pkt && !we, is_mbox && !we}};
+            wg <= {{is_sys && we, is_evt && we, is_pkt && we, is_mbox && we}};
          end
       end
       S_RAM: state <= S_IDLE;
+      S_LOCAL: begin
+         // Unmapped offsets read 0: no term of local_rdata selects them.
+         ack <= 1'b1;
+         rdata <= local_rdata;
+         if (rg[3] && o == 8'h{s_lo:02x}) time_hi <= time_q[63:32];
+         if (wg[2] && o == 8'h{e_raise:02x}) raise_q <= 1'b1;
+         if (wg[3] && o == 8'h{s_boot:02x}) boot_q <= cpu$mem_wdata;
+         if (wg[3] && o == 8'h{s_con:02x}) begin
+            con_v <= 1'b1;
+            con_d <= cpu$mem_wdata[7:0];
+         end
+         state <= S_IDLE;
+      end
       S_BUS: if (bus_ack) begin
          ack <= 1'b1;
          rdata <= bus_rdata;
          state <= S_IDLE;
       end
-      default: state <= S_IDLE;
    endcase
    if (!run) begin
       state <= S_IDLE;
@@ -430,6 +443,8 @@ always @(posedge clk) begin
    end
    if (rst) begin
       state <= S_IDLE;
+      rg <= 4'd0;
+      wg <= 4'd0;
       ack <= 1'b0;
       pend <= 1'b0;
       pend_tag <= 16'd0;
@@ -482,6 +497,7 @@ end
         e_fail = evt::QP_FAIL,
         e_port = evt::PORT,
         qe_info = qe_info,
+        rx_words = rx_words,
         qe_msn = qe_msn,
         to_rec = to_rec,
         to_meta = to_meta,
