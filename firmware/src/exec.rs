@@ -12,6 +12,7 @@
 //! | CREATE_QP | QP `qpn` in INIT (Table 7.10: created through RESET into INIT) | the lowest free QPN; both CQs must exist |
 //! | MODIFY_QP | QP `qpn`; to READY also connection `qpn`, opened 0-RTT (MR-CONN-7) with a random ISN and EV-set seed; READY to ERROR nothing: the core is asked to fail the QP ([`crate::qp_errors`]); to RESET the connection is closed | transitions of [`QpState::modify_allowed`]; a commit sets the entry's ring indices to 0, so the host rings `RQ_PI` again after the move to READY if it posted receives in INIT (doorbells carry absolute indices) |
 //! | DESTROY_QP | QP `qpn` zeroed, its connection closed | the host completes its outstanding WRs as FLUSHED |
+//! | QUERY_QP | none | the firmware's record of the QP: state, remote QP, connection, CIDs and ISNs |
 //! | CREATE_MR | MR slot | `lkey = slot << 8 | generation`; `rkey` = `lkey` with random bits above the device's slot bits (MR-SEM-5, MR-SEM-6) |
 //! | MODIFY_MR | MR slot with the new rights | the key must be live |
 //! | DESTROY_MR | MR slot invalid | the slot's generation advances, so its keys name nothing (MR-SEM-7) |
@@ -30,8 +31,8 @@ use crate::objects::{Cq, Mr, Qp, MRS};
 use crate::{Firmware, FW_VERSION};
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::{
-    arg, CmdError, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, ModifyQp, QpState, Request,
-    Response, ResponseData, Status, MAX_COUNTERS_PER_READ,
+    arg, CmdError, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, ModifyQp, QpInfo, QpState,
+    Request, Response, ResponseData, Status, MAX_COUNTERS_PER_READ,
 };
 use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::context::mr::{key_slot, MrAccess, MrContext};
@@ -89,6 +90,21 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
         Command::CreateQp(c) => create_qp(fw, bus, &c),
         Command::ModifyQp(m) => modify_qp(fw, bus, &m),
         Command::DestroyQp { qpn } => destroy_qp(fw, bus, qpn),
+        Command::QueryQp { qpn } => fw
+            .objects
+            .qp(qpn)
+            .map(|q| {
+                ResponseData::QpInfo(QpInfo {
+                    qpn,
+                    state: q.state,
+                    remote: q.remote(),
+                    cid: u32::from(q.conn),
+                    peer_cid: q.peer_cid,
+                    isn: q.isn,
+                    peer_isn: q.peer_isn,
+                })
+            })
+            .ok_or(refuse(Status::BadHandle, &arg::QPN)),
         Command::CreateMr(c) => create_mr(fw, bus, &c),
         Command::ModifyMr { lkey, access } => modify_mr(fw, bus, lkey, access),
         Command::DestroyMr { lkey } => destroy_mr(fw, bus, lkey),

@@ -355,6 +355,7 @@ fn handles_that_name_nothing_are_refused_with_their_field() {
             8,
         ),
         (Command::DestroyQp { qpn: 2 }, 8),
+        (Command::QueryQp { qpn: 2 }, 8),
         (qp_cmd(0, 0), 24),
         (Command::DestroyMr { lkey: 0x105 }, 8),
         (

@@ -127,6 +127,15 @@ fn a_qp_error_closes_the_connection_and_is_reported_once() {
         })
     );
     assert_eq!(read_events(&mut fw, &mut regs).count, 0, "taken once");
+    let ResponseData::QpInfo(q) = exec(&mut fw, &mut regs, Command::QueryQp { qpn: a }) else {
+        panic!("no QP info")
+    };
+    assert_eq!(
+        (q.state, q.cid),
+        (QpState::Error, 0),
+        "in ERROR, its connection closed"
+    );
+    assert_eq!(q.remote.map(|r| r.qpn), Some(7), "the remote QP is kept");
     let after = device(&mut fw, &mut regs);
     assert_eq!(after.qp_errors, before.qp_errors + 1);
     assert_eq!(after.free_conns, before.free_conns + 1);

@@ -196,6 +196,15 @@ fn mr_conn_12_14_17_a_syn_binds_the_ready_qps_connection_and_is_announced() {
     );
     assert_eq!(fw.open_stats().bound, 1);
     assert_eq!(fw.open_stats().announced, 1);
+    // QUERY_QP shows the binding.
+    let ResponseData::QpInfo(q) = run(&mut fw, &mut regs, Command::QueryQp { qpn: a }) else {
+        panic!("no QP info")
+    };
+    assert_eq!(
+        (q.state, q.cid, q.peer_cid, q.isn, q.peer_isn),
+        (QpState::Ready, a, PEER_CID, isn, PEER_ISN)
+    );
+    assert_eq!(q.remote.map(|r| (r.qpn, r.mac)), Some((PEER_QPN, PEER_MAC)));
 }
 
 #[test]

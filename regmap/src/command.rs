@@ -270,6 +270,43 @@ pub mod arg {
         32,
         "QPs the device moved to ERROR since boot (each also an event)",
     );
+    /// QUERY_QP response `state`.
+    pub const QQ_STATE: Field = Field::new(
+        "state",
+        12,
+        0,
+        8,
+        "current state: 0 RESET, 1 INIT, 2 READY, 3 ERROR",
+    );
+    /// QUERY_QP response `ip_version`.
+    pub const QQ_IP_VERSION: Field = Field::new(
+        "ip_version",
+        13,
+        0,
+        8,
+        "4 or 6 once the QP was connected (remote fields valid), else 0",
+    );
+    /// QUERY_QP response `cid`.
+    pub const QQ_CID: Field = Field::new(
+        "cid",
+        44,
+        0,
+        32,
+        "the QP's connection (its own CID); 0 if none (not READY, or closed after an error)",
+    );
+    /// QUERY_QP response `peer_cid`.
+    pub const QQ_PEER_CID: Field = Field::new(
+        "peer_cid",
+        48,
+        0,
+        32,
+        "the peer's CID once the connection is bound to it, else 0",
+    );
+    /// QUERY_QP response `isn`.
+    pub const QQ_ISN: Field = Field::new("isn", 52, 0, 32, "the send direction's ISN");
+    /// QUERY_QP response `peer_isn`.
+    pub const QQ_PEER_ISN: Field =
+        Field::new("peer_isn", 56, 0, 32, "the peer's ISN once bound, else 0");
     /// SET_CC / QUERY_CC `line_rate_mbps`.
     pub const CC_LINE_RATE: Field =
         Field::new("line_rate_mbps", 8, 0, 32, "line rate, Mb/s (>= 1; spec 6)");
@@ -449,6 +486,8 @@ code_enum! {
         ModifyQp = 0x21, "MODIFY_QP";
         /// Destroy a QP: outstanding WRs complete FLUSHED, its connection is freed.
         DestroyQp = 0x22, "DESTROY_QP";
+        /// Read a QP's state, its peer and its connection.
+        QueryQp = 0x23, "QUERY_QP";
         /// Register a memory region (MR-SEM-3..6).
         CreateMr = 0x30, "CREATE_MR";
         /// Change a memory region's rights.
@@ -541,7 +580,7 @@ macro_rules! lay {
 }
 
 /// Request layouts, one per opcode (in [`Opcode::ALL`] order).
-pub const REQUESTS: [Layout; 14] = [
+pub const REQUESTS: [Layout; 15] = [
     lay!("QUERY_DEVICE", "no arguments", H;),
     lay!("CREATE_CQ", "create a completion queue", H; arg::CQ_RING, arg::CQ_LOG, arg::CQ_VECTOR, arg::CQ_USEC, arg::CQ_COUNT),
     lay!("MODIFY_CQ", "change a CQ's moderation", H; arg::CQN, arg::MCQ_USEC, arg::MCQ_COUNT),
@@ -550,6 +589,7 @@ pub const REQUESTS: [Layout; 14] = [
     lay!("MODIFY_QP", "change a QP's state; READY connects it", H;
         arg::QPN, arg::QP_STATE, arg::IP_VERSION, arg::REMOTE_QPN, arg::REMOTE_MAC, arg::REMOTE_IP),
     lay!("DESTROY_QP", "destroy a QP", H; arg::QPN),
+    lay!("QUERY_QP", "read a QP's state, peer and connection", H; arg::QPN),
     lay!("CREATE_MR", "register a memory region", H; arg::MR_ADDR, arg::MR_LENGTH, arg::MR_ACCESS),
     lay!("MODIFY_MR", "change a region's rights", H; arg::LKEY, arg::MMR_ACCESS),
     lay!("DESTROY_MR", "deregister a memory region", H; arg::LKEY),
@@ -572,7 +612,7 @@ const fn resp(name: &'static str, doc: &'static str, fields: &'static [Field]) -
 }
 
 /// Response layouts, one per opcode (in [`Opcode::ALL`] order). Error responses carry the header only.
-pub const RESPONSES: [Layout; 14] = [
+pub const RESPONSES: [Layout; 15] = [
     resp(
         "QUERY_DEVICE",
         "free resources and firmware version",
@@ -609,6 +649,26 @@ pub const RESPONSES: [Layout; 14] = [
     ),
     resp("MODIFY_QP", "header only", &[R[0], R[1], R[2], R[3]]),
     resp("DESTROY_QP", "header only", &[R[0], R[1], R[2], R[3]]),
+    resp(
+        "QUERY_QP",
+        "the QP's state, peer and connection",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::QPN,
+            arg::QQ_STATE,
+            arg::QQ_IP_VERSION,
+            arg::REMOTE_QPN,
+            arg::REMOTE_MAC,
+            arg::REMOTE_IP,
+            arg::QQ_CID,
+            arg::QQ_PEER_CID,
+            arg::QQ_ISN,
+            arg::QQ_PEER_ISN,
+        ],
+    ),
     resp(
         "CREATE_MR",
         "the region's keys",
@@ -805,6 +865,11 @@ pub enum Command {
         /// QP number.
         qpn: u32,
     },
+    /// QUERY_QP.
+    QueryQp {
+        /// QP number.
+        qpn: u32,
+    },
     /// CREATE_MR.
     CreateMr(CreateMr),
     /// MODIFY_MR.
@@ -845,6 +910,7 @@ impl Command {
             Command::CreateQp(_) => Opcode::CreateQp,
             Command::ModifyQp(_) => Opcode::ModifyQp,
             Command::DestroyQp { .. } => Opcode::DestroyQp,
+            Command::QueryQp { .. } => Opcode::QueryQp,
             Command::CreateMr(_) => Opcode::CreateMr,
             Command::ModifyMr { .. } => Opcode::ModifyMr,
             Command::DestroyMr { .. } => Opcode::DestroyMr,
@@ -1019,6 +1085,9 @@ impl Request {
             Opcode::DestroyQp => Command::DestroyQp {
                 qpn: qpn(&arg::QPN)?,
             },
+            Opcode::QueryQp => Command::QueryQp {
+                qpn: qpn(&arg::QPN)?,
+            },
             Opcode::CreateMr => {
                 let c = CreateMr {
                     addr: g(&arg::MR_ADDR)?,
@@ -1094,24 +1163,12 @@ impl Request {
                 arg::QPN.set(buf, m.qpn as u64)?;
                 arg::QP_STATE.set(buf, m.state as u64)?;
                 if let Some(r) = m.remote {
-                    arg::REMOTE_QPN.set(buf, r.qpn as u64)?;
-                    arg::REMOTE_MAC.set_bytes(buf, &r.mac)?;
-                    let mut ip = [0u8; 16];
-                    let ver = match r.ip {
-                        IpAddr::V4(a) => {
-                            ip[..4].copy_from_slice(&a.octets());
-                            4
-                        }
-                        IpAddr::V6(a) => {
-                            ip = a.octets();
-                            6
-                        }
-                    };
-                    arg::IP_VERSION.set(buf, ver)?;
-                    arg::REMOTE_IP.set_bytes(buf, &ip)?;
+                    emit_remote(buf, &r)?;
                 }
             }
-            Command::DestroyQp { qpn } => arg::QPN.set(buf, qpn as u64)?,
+            Command::DestroyQp { qpn } | Command::QueryQp { qpn } => {
+                arg::QPN.set(buf, qpn as u64)?
+            }
             Command::CreateMr(c) => {
                 arg::MR_ADDR.set(buf, c.addr)?;
                 arg::MR_LENGTH.set(buf, c.length)?;
@@ -1205,6 +1262,25 @@ pub struct DeviceInfo {
     pub port: u8,
     /// QPs the device moved to ERROR since boot.
     pub qp_errors: u32,
+}
+
+/// QUERY_QP response data: what the firmware records of a QP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpInfo {
+    /// The QP.
+    pub qpn: u32,
+    /// Its state (ERROR as soon as the firmware took the core's report).
+    pub state: QpState,
+    /// The remote QP, once the QP was moved to READY.
+    pub remote: Option<Remote>,
+    /// Its connection's index and own CID; 0 if none.
+    pub cid: u32,
+    /// The peer's CID once bound, else 0.
+    pub peer_cid: u32,
+    /// The send direction's ISN.
+    pub isn: u32,
+    /// The peer's ISN once bound, else 0.
+    pub peer_isn: u32,
 }
 
 /// The congestion-control and loss-recovery parameters a host may set (SET_CC; spec Table 10.2). The device
@@ -1354,6 +1430,8 @@ pub enum ResponseData {
     Events(Events),
     /// QUERY_CC.
     Cc(CcInfo),
+    /// QUERY_QP.
+    QpInfo(QpInfo),
 }
 
 /// A mailbox response.
@@ -1390,6 +1468,7 @@ impl Response {
                 | (Opcode::ReadCounters, ResponseData::Counters { .. })
                 | (Opcode::ReadEvents, ResponseData::Events(_))
                 | (Opcode::QueryCc, ResponseData::Cc(_))
+                | (Opcode::QueryQp, ResponseData::QpInfo(_))
                 | (
                     Opcode::ModifyCq
                         | Opcode::DestroyCq
@@ -1454,6 +1533,17 @@ impl Response {
                     }
                     f.set(buf, v)?;
                 }
+            }
+            ResponseData::QpInfo(q) => {
+                arg::QPN.set(buf, q.qpn as u64)?;
+                arg::QQ_STATE.set(buf, q.state as u64)?;
+                if let Some(r) = q.remote {
+                    emit_remote(buf, &r)?;
+                }
+                arg::QQ_CID.set(buf, q.cid as u64)?;
+                arg::QQ_PEER_CID.set(buf, q.peer_cid as u64)?;
+                arg::QQ_ISN.set(buf, q.isn as u64)?;
+                arg::QQ_PEER_ISN.set(buf, q.peer_isn as u64)?;
             }
             ResponseData::Cc(c) => {
                 c.params.emit(buf)?;
@@ -1547,6 +1637,19 @@ impl Response {
                     ResponseData::Counters { count, values }
                 }
                 Opcode::ReadEvents => ResponseData::Events(parse_events(buf)?),
+                Opcode::QueryQp => ResponseData::QpInfo(QpInfo {
+                    qpn: arg::QPN.get(buf)? as u32,
+                    state: QpState::from_u8(arg::QQ_STATE.get(buf)? as u8).ok_or(
+                        Error::Invalid {
+                            field: arg::QQ_STATE.name,
+                        },
+                    )?,
+                    remote: parse_remote(buf)?,
+                    cid: arg::QQ_CID.get(buf)? as u32,
+                    peer_cid: arg::QQ_PEER_CID.get(buf)? as u32,
+                    isn: arg::QQ_ISN.get(buf)? as u32,
+                    peer_isn: arg::QQ_PEER_ISN.get(buf)? as u32,
+                }),
                 Opcode::QueryCc => ResponseData::Cc(CcInfo {
                     params: CcParams::get(buf)?,
                     target_qdelay_ns: arg::CC_TARGET.get(buf)? as u32,
@@ -1605,4 +1708,50 @@ fn parse_cc(buf: &[u8; CMD_BYTES]) -> Result<CcParams, CmdError> {
     let c = CcParams::get(buf).map_err(|_| bad(Status::Internal, &arg::CC_LINE_RATE))?;
     c.check()?;
     Ok(c)
+}
+
+/// Writes a remote QP's fields (`ip_version`, `remote_qpn`, `remote_mac`, `remote_ip`: MODIFY_QP and QUERY_QP).
+fn emit_remote(buf: &mut [u8; CMD_BYTES], r: &Remote) -> Result<(), Error> {
+    arg::REMOTE_QPN.set(buf, r.qpn as u64)?;
+    arg::REMOTE_MAC.set_bytes(buf, &r.mac)?;
+    let mut ip = [0u8; 16];
+    let ver = match r.ip {
+        IpAddr::V4(a) => {
+            ip[..4].copy_from_slice(&a.octets());
+            4
+        }
+        IpAddr::V6(a) => {
+            ip = a.octets();
+            6
+        }
+    };
+    arg::IP_VERSION.set(buf, ver)?;
+    arg::REMOTE_IP.set_bytes(buf, &ip)
+}
+
+/// Reads a QUERY_QP response's remote QP: none with `ip_version` 0 (every remote field then 0).
+fn parse_remote(buf: &[u8; CMD_BYTES]) -> Result<Option<Remote>, Error> {
+    let ver = arg::QQ_IP_VERSION.get(buf)?;
+    let qpn = arg::REMOTE_QPN.get(buf)? as u32;
+    let mut mac = [0u8; 6];
+    mac.copy_from_slice(arg::REMOTE_MAC.bytes(buf)?);
+    let mut ip16 = [0u8; 16];
+    ip16.copy_from_slice(arg::REMOTE_IP.bytes(buf)?);
+    let invalid = Err(Error::Invalid {
+        field: arg::QQ_IP_VERSION.name,
+    });
+    match ver {
+        0 if qpn == 0 && mac == [0; 6] && ip16 == [0; 16] => Ok(None),
+        4 if ip16[4..] == [0; 12] => Ok(Some(Remote {
+            qpn,
+            mac,
+            ip: IpAddr::V4(Ipv4Addr::new(ip16[0], ip16[1], ip16[2], ip16[3])),
+        })),
+        6 => Ok(Some(Remote {
+            qpn,
+            mac,
+            ip: IpAddr::V6(Ipv6Addr::from(ip16)),
+        })),
+        _ => invalid,
+    }
 }

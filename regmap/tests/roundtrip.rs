@@ -306,7 +306,8 @@ fn arb_command() -> impl Strategy<Value = Command> {
                 remote: (state == QpState::Ready).then_some(r),
             })
         }),
-        qpn.prop_map(|qpn| Command::DestroyQp { qpn }),
+        qpn.clone().prop_map(|qpn| Command::DestroyQp { qpn }),
+        qpn.clone().prop_map(|qpn| Command::QueryQp { qpn }),
         (any::<u32>(), 1u64..(1 << 48), access.clone()).prop_map(|(a, length, access)| {
             Command::CreateMr(CreateMr {
                 addr: a as u64,
@@ -388,6 +389,32 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                     rkey: w[1],
                 },
                 Opcode::ReadCounters => ResponseData::Counters { count, values },
+                Opcode::QueryQp => {
+                    let m = w[3].to_le_bytes();
+                    let remote = (w[1] & 1 == 1).then(|| Remote {
+                        qpn: w[2],
+                        mac: [m[0], m[1], m[2], m[3], m[0] ^ 0x5A, m[1]],
+                        ip: if w[1] & 2 == 0 {
+                            IpAddr::from(w[4].to_be_bytes())
+                        } else {
+                            IpAddr::from(std::net::Ipv6Addr::from(
+                                (u128::from(w[4]) << 96)
+                                    | (u128::from(w[5]) << 64)
+                                    | (u128::from(w[6]) << 32)
+                                    | u128::from(w[7]),
+                            ))
+                        },
+                    });
+                    ResponseData::QpInfo(QpInfo {
+                        qpn: w[0],
+                        state: QpState::ALL[(w[1] >> 2) as usize % 4],
+                        remote,
+                        cid: w[8],
+                        peer_cid: w[9],
+                        isn: w[10],
+                        peer_isn: w[11],
+                    })
+                }
                 Opcode::QueryCc => ResponseData::Cc(CcInfo {
                     params: CcParams {
                         line_rate_mbps: w[0],

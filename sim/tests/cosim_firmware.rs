@@ -467,6 +467,30 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         );
         assert!(d.exceptions >= 1, "{name}");
     }
+    // QUERY_QP: each side's connection is bound to the other's CID and ISN.
+    for (name, core, me, peer) in [("A", &mut p.a, 0, 1), ("B", &mut p.b, 1, 0)] {
+        let (r, cycles) = run(
+            core,
+            0x301,
+            Command::QueryQp {
+                qpn: u32::from(made[me].qp.qpn),
+            },
+        );
+        println!("{name}: QUERY_QP {cycles} cycles");
+        let ResponseData::QpInfo(q) = r.data else {
+            panic!("{r:?}")
+        };
+        assert_eq!(
+            (q.state, q.cid, q.peer_cid),
+            (
+                QpState::Ready,
+                u32::from(made[me].qp.qpn),
+                u32::from(made[peer].qp.qpn)
+            ),
+            "{name}"
+        );
+        assert_ne!(q.peer_isn, 0, "{name}: the peer's ISN is known");
+    }
 }
 
 /// Runs the pair until `done` holds, checking every 64 cycles; panics after `limit` cycles.
@@ -570,6 +594,21 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
     );
     let after = device(&mut p.a);
     assert_eq!(after.qp_errors, 1);
+    let (r, _) = run(
+        &mut p.a,
+        0x311,
+        Command::QueryQp {
+            qpn: u32::from(qa.qpn),
+        },
+    );
+    let ResponseData::QpInfo(q) = r.data else {
+        panic!("{r:?}")
+    };
+    assert_eq!(
+        (q.state, q.cid),
+        (QpState::Error, 0),
+        "ERROR, connection closed"
+    );
     assert_eq!(
         after.free_conns,
         before.free_conns + 1,
