@@ -3,17 +3,17 @@
 
 mod common;
 
-use common::{caps, exec, RegSpace};
+use common::{caps, exec, two_qps, RegSpace};
 use metaroce_firmware::events::QUEUE;
 use metaroce_firmware::qp_errors::Outcome;
 use metaroce_firmware::Firmware;
 use metaroce_regmap::command::{
-    Command, CreateCq, CreateQp, Event, EventType, Events, Moderation, ModifyQp, QpState, Remote,
-    Request, ResponseData, Status, MAX_EVENTS_PER_READ,
+    Command, Event, EventType, Events, ModifyQp, QpState, Remote, Request, ResponseData, Status,
+    MAX_EVENTS_PER_READ,
 };
 use metaroce_regmap::ctxport::table;
 use metaroce_regmap::descriptor::cqe::CqeStatus;
-use metaroce_regmap::fwbus::{evt, BootStage, PortStatus};
+use metaroce_regmap::fwbus::{evt, PortStatus};
 use std::net::{IpAddr, Ipv4Addr};
 
 const UP: u32 = PortStatus::LINK_UP.0 as u32 | PortStatus::MODULE_PRESENT.0 as u32;
@@ -22,52 +22,15 @@ const UP: u32 = PortStatus::LINK_UP.0 as u32 | PortStatus::MODULE_PRESENT.0 as u
 fn setup() -> (Firmware, RegSpace, u32, u32) {
     let mut regs = RegSpace::new(&caps());
     regs.port = UP;
-    let mut fw = Firmware::new();
-    assert_eq!(fw.boot(&mut regs).stage, BootStage::Ready);
-    let ResponseData::Cq(cqn) = exec(
-        &mut fw,
+    let (fw, a, b) = two_qps(
         &mut regs,
-        Command::CreateCq(CreateCq {
-            ring_addr: 0x8000,
-            log_size: 7,
-            msix_vector: 1,
-            moderation: Moderation { usec: 0, count: 0 },
-        }),
-    ) else {
-        panic!("no CQ")
-    };
-    let mut qps = [0u32; 2];
-    for q in &mut qps {
-        let ResponseData::Qp(n) = exec(
-            &mut fw,
-            &mut regs,
-            Command::CreateQp(CreateQp {
-                sq_addr: 0x1_0000,
-                rq_addr: 0x2_0000,
-                send_cqn: cqn,
-                recv_cqn: cqn,
-                sq_log: 6,
-                rq_log: 6,
-            }),
-        ) else {
-            panic!("no QP")
-        };
-        *q = n;
-    }
-    exec(
-        &mut fw,
-        &mut regs,
-        Command::ModifyQp(ModifyQp {
-            qpn: qps[0],
-            state: QpState::Ready,
-            remote: Some(Remote {
-                qpn: 7,
-                mac: [2, 0, 0, 0, 0, 0xB],
-                ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
-            }),
-        }),
+        Remote {
+            qpn: 7,
+            mac: [2, 0, 0, 0, 0, 0xB],
+            ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+        },
     );
-    (fw, regs, qps[0], qps[1])
+    (fw, regs, a, b)
 }
 
 fn report(conn: u32, status: CqeStatus, msn: Option<u32>) -> (u32, u32) {

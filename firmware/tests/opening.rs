@@ -3,16 +3,13 @@
 
 mod common;
 
-use common::{caps, RegSpace};
+use common::{caps, two_qps, RegSpace};
 use metaroce_firmware::packets::{wire, Open, Packet};
 use metaroce_firmware::responder::{Outcome, ANNOUNCE_GAP};
 use metaroce_firmware::Firmware;
-use metaroce_regmap::command::{
-    Command, CreateCq, CreateQp, Moderation, ModifyQp, QpState, Remote, ResponseData,
-};
+use metaroce_regmap::command::{Command, QpState, Remote, ResponseData};
 use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::ctxport::{reg as ctx, table};
-use metaroce_regmap::fwbus::BootStage;
 use std::net::{IpAddr, Ipv4Addr};
 
 const PEER_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xB];
@@ -27,52 +24,12 @@ use common::exec as run;
 /// the ISN of `a`'s connection.
 fn setup() -> (Firmware, RegSpace, u32, u32, u32) {
     let mut regs = RegSpace::new(&caps());
-    let mut fw = Firmware::new();
-    assert_eq!(fw.boot(&mut regs).stage, BootStage::Ready);
-    let ResponseData::Cq(cqn) = run(
-        &mut fw,
-        &mut regs,
-        Command::CreateCq(CreateCq {
-            ring_addr: 0x8000,
-            log_size: 7,
-            msix_vector: 1,
-            moderation: Moderation { usec: 0, count: 0 },
-        }),
-    ) else {
-        panic!("no CQ")
-    };
-    let mut qps = [0u32; 2];
-    for q in &mut qps {
-        let ResponseData::Qp(n) = run(
-            &mut fw,
-            &mut regs,
-            Command::CreateQp(CreateQp {
-                sq_addr: 0x1_0000,
-                rq_addr: 0x2_0000,
-                send_cqn: cqn,
-                recv_cqn: cqn,
-                sq_log: 6,
-                rq_log: 6,
-            }),
-        ) else {
-            panic!("no QP")
-        };
-        *q = n;
-    }
     let remote = Remote {
         qpn: PEER_QPN,
         mac: PEER_MAC,
         ip: IpAddr::V4(Ipv4Addr::from(PEER_IP)),
     };
-    run(
-        &mut fw,
-        &mut regs,
-        Command::ModifyQp(ModifyQp {
-            qpn: qps[0],
-            state: QpState::Ready,
-            remote: Some(remote),
-        }),
-    );
+    let (fw, a, b) = two_qps(&mut regs, remote);
     let open = regs
         .commits
         .iter()
@@ -80,7 +37,7 @@ fn setup() -> (Firmware, RegSpace, u32, u32, u32) {
         .find(|c| c.table == table::CONN)
         .expect("the READY QP's connection");
     let isn = ConnHot::parse(&open.entry).unwrap().snd_nxt;
-    (fw, regs, qps[0], qps[1], isn)
+    (fw, regs, a, b, isn)
 }
 
 fn peer_ip16() -> [u8; 16] {

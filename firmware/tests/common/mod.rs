@@ -12,9 +12,13 @@ use metaroce_firmware::bus::Bus;
 use metaroce_firmware::Firmware;
 use metaroce_regmap::block::{write_chain, BlockType, DEFAULT_MAP};
 use metaroce_regmap::caps::CapsRepr;
-use metaroce_regmap::command::{Command, Opcode, Request, Response, ResponseData, CMD_BYTES};
+use metaroce_regmap::command::{
+    Command, CreateCq, CreateQp, Moderation, ModifyQp, Opcode, QpState, Remote, Request, Response,
+    ResponseData, CMD_BYTES,
+};
 use metaroce_regmap::counters;
 use metaroce_regmap::ctxport::{reg as ctx, WINDOW};
+use metaroce_regmap::fwbus::BootStage;
 use metaroce_regmap::fwbus::{
     evt, mbox, pkt, sys, EVT_BASE, MBOX_BASE, PKT_BASE, REG_BASE, SYS_BASE,
 };
@@ -405,4 +409,51 @@ pub fn exec(fw: &mut Firmware, regs: &mut RegSpace, command: Command) -> Respons
     let (st, resp) = regs.response(command.opcode(), 0);
     assert!(st.done, "{resp:?}");
     resp.data
+}
+
+/// Boots a firmware on `regs` and creates one CQ and QPs `a` (moved to READY towards `remote`) and `b` (left in
+/// INIT). Returns the firmware and the two QP numbers.
+pub fn two_qps(regs: &mut RegSpace, remote: Remote) -> (Firmware, u32, u32) {
+    let mut fw = Firmware::new();
+    assert_eq!(fw.boot(regs).stage, BootStage::Ready);
+    let ResponseData::Cq(cqn) = exec(
+        &mut fw,
+        regs,
+        Command::CreateCq(CreateCq {
+            ring_addr: 0x8000,
+            log_size: 7,
+            msix_vector: 1,
+            moderation: Moderation { usec: 0, count: 0 },
+        }),
+    ) else {
+        panic!("no CQ")
+    };
+    let mut qps = [0u32; 2];
+    for q in &mut qps {
+        let ResponseData::Qp(n) = exec(
+            &mut fw,
+            regs,
+            Command::CreateQp(CreateQp {
+                sq_addr: 0x1_0000,
+                rq_addr: 0x2_0000,
+                send_cqn: cqn,
+                recv_cqn: cqn,
+                sq_log: 6,
+                rq_log: 6,
+            }),
+        ) else {
+            panic!("no QP")
+        };
+        *q = n;
+    }
+    exec(
+        &mut fw,
+        regs,
+        Command::ModifyQp(ModifyQp {
+            qpn: qps[0],
+            state: QpState::Ready,
+            remote: Some(remote),
+        }),
+    );
+    (fw, qps[0], qps[1])
 }
