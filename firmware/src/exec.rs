@@ -139,6 +139,7 @@ fn query(fw: &Firmware, bus: &mut impl Bus) -> ResponseData {
         exc_lost: crate::packets::lost(bus),
         port: fw.port.0,
         qp_errors: fw.errors.reported,
+        replayed: fw.opens.replayed,
     })
 }
 

@@ -132,6 +132,7 @@ impl Firmware {
                 restarts: 0,
                 other: 0,
                 failed: 0,
+                replayed: 0,
             },
             errors: qp_errors::ErrorStats {
                 reported: 0,
@@ -225,8 +226,16 @@ impl Firmware {
         if self.boot.stage != BootStage::Ready {
             return None;
         }
-        let rec = packets::take(bus)?;
-        Some(responder::handle(self, bus, &rec))
+        let p = packets::Packet::from_record(&packets::held(bus)?);
+        let out = responder::handle(self, bus, &p);
+        let how = if responder::answered_by_core(&p, &out) {
+            self.opens.replayed += 1;
+            packets::Release::Replay
+        } else {
+            packets::Release::Pop
+        };
+        packets::release(bus, how);
+        Some(out)
     }
 
     /// What the firmware did with exception packets since boot.

@@ -166,14 +166,15 @@ impl Packet {
     }
 }
 
-/// The exception packets dropped by the port because a record was held (`RX_STATUS.lost`).
+/// The exception packets dropped by the port because its queue was full (`RX_STATUS.lost`).
 pub fn lost(bus: &mut impl Bus) -> u16 {
-    (bus.read(PKT_BASE + pkt::RX_STATUS) >> 16) as u16
+    (bus.read(PKT_BASE + pkt::RX_STATUS) >> pkt::STATUS_LOST_LSB) as u16
 }
 
-/// Takes the held exception packet, if any, and releases the record.
-pub fn take(bus: &mut impl Bus) -> Option<[u8; 64]> {
-    if bus.read(PKT_BASE + pkt::RX_STATUS) & pkt::STATUS_BUSY == 0 {
+/// The held exception packet, if any and not being replayed. It stays held until [`release`].
+pub fn held(bus: &mut impl Bus) -> Option<[u8; 64]> {
+    let status = bus.read(PKT_BASE + pkt::RX_STATUS);
+    if status & pkt::STATUS_BUSY == 0 || status & pkt::STATUS_REPLAYING != 0 {
         return None;
     }
     let mut buf = [0u8; 64];
@@ -183,8 +184,26 @@ pub fn take(bus: &mut impl Bus) -> Option<[u8; 64]> {
                 .to_le_bytes(),
         );
     }
-    bus.write(PKT_BASE + pkt::RX_POP, 1);
     Some(buf)
+}
+
+/// What becomes of the held record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// Dropped (`RX_POP`).
+    Pop,
+    /// Handed back to the receive path (`RX_REPLAY`), which processes it as a packet from the wire without
+    /// payload; the port releases it when the receive path takes it.
+    Replay,
+}
+
+/// Releases the held record.
+pub fn release(bus: &mut impl Bus, how: Release) {
+    let reg = match how {
+        Release::Pop => pkt::RX_POP,
+        Release::Replay => pkt::RX_REPLAY,
+    };
+    bus.write(PKT_BASE + reg, 1);
 }
 
 /// The transmit path did not take the previous record.

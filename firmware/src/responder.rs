@@ -18,9 +18,12 @@
 //! packet that caused a binding is not placed (the core dropped its payload); the initiator retransmits it,
 //! and the retransmission reaches the connection.
 //!
-//! Not handled yet, counted in `other`: NACK NO_CONTEXT with `DCID = 0` (MR-CONN-34, MR-CONN-35). The ACK that
-//! MR-REL-17 asks for in answer to a CTRL OPEN is not sent: the peer keeps SYN on its DATA until one of its
-//! packets is acknowledged, which the core does.
+//! A CTRL OPEN the firmware bound its connection for, or a repeat of it that was queued behind it in the
+//! packet port, is handed back to the receive path ([`answered_by_core`]): it now finds a live connection,
+//! and the core answers it with the ACK of MR-REL-17 (CACK, the OPEN's TS and UDP source port, ECE if it
+//! was CE-marked), which ends the peer's SYN phase (MR-CONN-6). Every other record is released.
+//!
+//! Not handled yet, counted in `other`: NACK NO_CONTEXT with `DCID = 0` (MR-CONN-34, MR-CONN-35).
 
 use crate::bus::Bus;
 use crate::ctx::{commit, OpenParam};
@@ -56,6 +59,8 @@ pub struct OpenStats {
     pub other: u32,
     /// Commits or sends that failed (the port stayed busy).
     pub failed: u32,
+    /// Records handed back to the receive path (CTRL OPENs of bound connections, MR-REL-17).
+    pub replayed: u32,
 }
 
 /// What one exception packet came to.
@@ -85,9 +90,18 @@ pub enum Outcome {
     Failed,
 }
 
-/// Handles one exception record (see the module documentation).
-pub fn handle(fw: &mut Firmware, bus: &mut impl Bus, rec: &[u8; 64]) -> Outcome {
-    let p = Packet::from_record(rec);
+/// The record goes back to the receive path instead of being dropped: a CTRL OPEN whose connection is bound
+/// to its sender now (`out` is [`Outcome::Bound`] or [`Outcome::Repeated`]). The core answers it with an
+/// ACK like any CTRL OPEN of a live connection (MR-REL-17). A SYN DATA packet is never handed back: the core
+/// did not keep its payload.
+pub fn answered_by_core(p: &Packet, out: &Outcome) -> bool {
+    matches!(out, Outcome::Bound { .. } | Outcome::Repeated { .. })
+        && p.ptype == wire::CTRL
+        && p.code == wire::CTRL_OPEN
+}
+
+/// Handles one exception packet, decoded from its record (see the module documentation).
+pub fn handle(fw: &mut Firmware, bus: &mut impl Bus, p: &Packet) -> Outcome {
     fw.opens.exceptions += 1;
     let opening = p.is_open_syn()
         && (p.ptype == wire::DATA || (p.ptype == wire::CTRL && p.code == wire::CTRL_OPEN));

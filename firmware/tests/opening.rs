@@ -203,7 +203,7 @@ fn mr_conn_11_repeats_are_announced_again_at_most_once_per_gap() {
 }
 
 #[test]
-fn mr_conn_16_the_peers_ctrl_open_binds_without_an_answer() {
+fn mr_conn_16_rel_17_the_peers_ctrl_open_binds_and_goes_back_to_the_core() {
     let (mut fw, mut regs, a, _, _) = setup();
     let mut open = syn(a);
     open.ptype = wire::CTRL;
@@ -216,9 +216,48 @@ fn mr_conn_16_the_peers_ctrl_open_binds_without_an_answer() {
             announced: false
         }
     );
+    // No CTRL OPEN of its own; the record goes back to the receive path, whose ACK answers it (MR-REL-17).
     assert!(regs.pkt_out.is_empty());
+    assert_eq!(regs.replayed, vec![open.to_record()]);
     let hot = ConnHot::parse(&regs.commits.last().unwrap().entry).unwrap();
     assert_eq!((hot.peer_cid, hot.rcv_nxt), (PEER_CID, PEER_ISN));
+    // A repeat that was queued behind it goes back as well; a SYN DATA never does (its payload is gone), nor
+    // a CTRL OPEN the firmware refused.
+    assert_eq!(
+        deliver(&mut fw, &mut regs, &open),
+        Outcome::Repeated {
+            qpn: a,
+            announced: false
+        }
+    );
+    deliver(&mut fw, &mut regs, &syn(a));
+    let mut elsewhere = open;
+    elsewhere.peer_ip[3] = 3;
+    assert_eq!(deliver(&mut fw, &mut regs, &elsewhere), Outcome::Refused);
+    assert_eq!(regs.replayed.len(), 2);
+    assert_eq!(fw.open_stats().replayed, 2);
+    let ResponseData::Device(d) = run(&mut fw, &mut regs, Command::QueryDevice) else {
+        panic!("no device info")
+    };
+    assert_eq!(d.replayed, 2);
+}
+
+#[test]
+fn queued_records_are_taken_in_order_one_per_poll() {
+    let (mut fw, mut regs, a, b, _) = setup();
+    regs.pkt_in.push_back(syn(b).to_record());
+    regs.pkt_in.push_back(syn(a).to_record());
+    assert_eq!(fw.poll_packets(&mut regs), Some(Outcome::Refused));
+    assert_eq!(regs.pkt_in.len(), 1);
+    assert_eq!(
+        fw.poll_packets(&mut regs),
+        Some(Outcome::Bound {
+            qpn: a,
+            announced: true
+        })
+    );
+    assert_eq!(fw.poll_packets(&mut regs), None);
+    assert!(regs.replayed.is_empty());
 }
 
 #[test]

@@ -252,7 +252,7 @@ pub mod arg {
         44,
         0,
         16,
-        "exception packets dropped while the packet port held one (saturating)",
+        "exception packets dropped because the packet port's queue was full (saturating)",
     );
     /// QUERY_DEVICE response `port`.
     pub const PORT: Field = Field::new(
@@ -269,6 +269,14 @@ pub mod arg {
         0,
         32,
         "QPs the device moved to ERROR since boot (each also an event)",
+    );
+    /// QUERY_DEVICE response `replayed`.
+    pub const REPLAYED: Field = Field::new(
+        "replayed",
+        52,
+        0,
+        32,
+        "exception packets handed back to the receive path since boot (CTRL OPENs of bound connections, answered by the core, MR-REL-17)",
     );
     /// QUERY_QP response `state`.
     pub const QQ_STATE: Field = Field::new(
@@ -633,6 +641,7 @@ pub const RESPONSES: [Layout; 15] = [
             arg::EXC_LOST,
             arg::PORT,
             arg::QP_ERRORS,
+            arg::REPLAYED,
         ],
     ),
     resp(
@@ -1256,12 +1265,14 @@ pub struct DeviceInfo {
     pub announced: u32,
     /// Opening packets refused, restarts and other exceptions not handled, since boot.
     pub refused: u32,
-    /// Exception packets dropped while the packet port held one (saturating).
+    /// Exception packets dropped because the packet port's queue was full (saturating).
     pub exc_lost: u16,
     /// The network port's status bits ([`crate::fwbus::PortStatus`]).
     pub port: u8,
     /// QPs the device moved to ERROR since boot.
     pub qp_errors: u32,
+    /// Exception packets handed back to the receive path since boot (MR-REL-17).
+    pub replayed: u32,
 }
 
 /// QUERY_QP response data: what the firmware records of a QP.
@@ -1514,6 +1525,7 @@ impl Response {
                 arg::EXC_LOST.set(buf, d.exc_lost as u64)?;
                 arg::PORT.set(buf, d.port as u64)?;
                 arg::QP_ERRORS.set(buf, d.qp_errors as u64)?;
+                arg::REPLAYED.set(buf, d.replayed as u64)?;
             }
             ResponseData::Cq(n) => arg::CQN.set(buf, n as u64)?,
             ResponseData::Qp(n) => arg::QPN.set(buf, n as u64)?,
@@ -1614,6 +1626,7 @@ impl Response {
                     exc_lost: arg::EXC_LOST.get(buf)? as u16,
                     port: arg::PORT.get(buf)? as u8,
                     qp_errors: arg::QP_ERRORS.get(buf)? as u32,
+                    replayed: arg::REPLAYED.get(buf)? as u32,
                 }),
                 Opcode::CreateCq => ResponseData::Cq(arg::CQN.get(buf)? as u32),
                 Opcode::CreateQp => ResponseData::Qp(arg::QPN.get(buf)? as u32),

@@ -63,26 +63,45 @@ pub mod sys {
 
 /// The packet port: records of [`crate::pktrec`] between the core's packet paths and the firmware.
 ///
-/// The receive side holds one record. While it is held, further exception packets are dropped and counted
-/// in `RX_STATUS.lost` (their senders retransmit them, spec 7.3). While the processor is stopped
-/// (`CONTROL.CTRL.run = 0`) the core's exception stream leaves on the core's `m_axis_exc` port instead.
+/// The receive side holds one record in `RX_REC` and queues up to [`RX_QUEUE`](pkt::RX_QUEUE) more behind it,
+/// in arrival order. When the queue is full, further exception packets are dropped and counted in
+/// `RX_STATUS.lost` (their senders retransmit them, spec 7.3). The firmware releases the held record with
+/// `RX_POP`, or hands it back to the receive path with `RX_REPLAY`: once the firmware has bound a connection,
+/// a CTRL OPEN that arrived before the binding passes the receive pipeline again as if it came from the wire,
+/// and the pipeline answers it like any CTRL OPEN of a live connection (the ACK of MR-REL-17). A replayed
+/// record has no payload, so only payload-less packets (CTRL, ACK, NACK) may be replayed. While the processor
+/// is stopped (`CONTROL.CTRL.run = 0`) the core's exception stream leaves on the core's `m_axis_exc` port
+/// instead.
 pub mod pkt {
-    /// `RX_STATUS` (RO): bit 0 a record is held in `RX_REC`; bits 31:16 exception packets dropped because a
-    /// record was held (saturating).
+    /// `RX_STATUS` (RO): bit 0 a record is held in `RX_REC`; bit 1 the held record is being replayed (it is
+    /// released when the receive path takes it); bits 12:8 records queued behind the held one; bits 31:16
+    /// exception packets dropped because the queue was full (saturating).
     pub const RX_STATUS: u32 = 0x00;
-    /// `RX_POP` (WO): any write releases the held record.
+    /// `RX_POP` (WO): any write releases the held record (the next queued one, if any, takes its place).
     pub const RX_POP: u32 = 0x04;
     /// `TX_STATUS` (RO): bit 0 the record of the last `TX_SEND` has not been taken by the frame builder yet.
     pub const TX_STATUS: u32 = 0x08;
     /// `TX_SEND` (WO): any write offers `TX_REC` to the transmit path (ignored while `TX_STATUS` bit 0 is
     /// set); the core stamps `ts`.
     pub const TX_SEND: u32 = 0x0C;
+    /// `RX_REPLAY` (WO): any write hands the held record back to the receive path, ahead of the next frame
+    /// from the wire, as a packet without payload; the record is released when the receive path takes it.
+    /// Ignored while no record is held or a replay is pending.
+    pub const RX_REPLAY: u32 = 0x10;
     /// `RX_REC[0..16]` (RO): the held record, word k = bytes 4k..4k+3.
     pub const RX_REC: u32 = 0x40;
     /// `TX_REC[0..16]` (WO): the record to send.
     pub const TX_REC: u32 = 0x80;
     /// Bit 0 of `RX_STATUS` and `TX_STATUS`.
     pub const STATUS_BUSY: u32 = 1;
+    /// `RX_STATUS` bit 1.
+    pub const STATUS_REPLAYING: u32 = 2;
+    /// The lsb of `RX_STATUS.queued`.
+    pub const STATUS_QUEUED_LSB: u32 = 8;
+    /// The lsb of `RX_STATUS.lost`.
+    pub const STATUS_LOST_LSB: u32 = 16;
+    /// Records the port queues behind the held one.
+    pub const RX_QUEUE: u32 = 16;
 }
 
 /// The event port: what the core reports to the firmware besides packets, and the firmware's interrupt to the

@@ -1,5 +1,6 @@
-//! Round trips of every typed layout (parse(emit(x)) == x, emit into poisoned buffers), and decoders fed
-//! arbitrary bytes never panic. Seeded: the seed is printed and `PROPTEST_RNG_SEED` replays it.
+//! Round trips of every typed layout (parse(emit(x)) == x, emit into poisoned buffers), decoders fed
+//! arbitrary bytes never panic, and `Field::get` / `Field::set` equal a bit-at-a-time reference for fields at
+//! every position and width (the word-at-a-time paths and the byte path) and buffers ending inside a word. Seeded: the seed is printed and `PROPTEST_RNG_SEED` replays it.
 
 use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::command::*;
@@ -34,6 +35,35 @@ fn config() -> Config {
         c.cases
     );
     c
+}
+
+fn bit(buf: &[u8], i: u32) -> u64 {
+    u64::from(buf[(i / 8) as usize] >> (i % 8) & 1)
+}
+
+fn reference_get(f: &Field, buf: &[u8]) -> u64 {
+    (0..u32::from(f.width)).fold(0, |acc, k| acc | bit(buf, f.lsb() + k) << k)
+}
+
+fn reference_set(f: &Field, buf: &mut [u8], v: u64) {
+    for k in 0..u32::from(f.width) {
+        let i = f.lsb() + k;
+        let b = &mut buf[(i / 8) as usize];
+        *b = (*b & !(1 << (i % 8))) | (((v >> k) & 1) as u8) << (i % 8);
+    }
+}
+
+fn arb_field_case() -> impl Strategy<Value = (u32, u8, u8, Vec<u8>, u64)> {
+    (0u32..24, 0u8..8, 1u8..=64, any::<u64>()).prop_flat_map(|(byte, bit, width, v)| {
+        let end = (byte * 8 + u32::from(bit) + u32::from(width)).div_ceil(8) as usize;
+        (
+            Just(byte),
+            Just(bit),
+            Just(width),
+            proptest::collection::vec(any::<u8>(), end..end + 9),
+            Just(v),
+        )
+    })
 }
 
 const POISON: u8 = 0xA5;
@@ -347,7 +377,7 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
         any::<u16>(),
         0usize..Status::ALL.len(),
         0u16..64,
-        any::<[u32; 12]>(),
+        any::<[u32; 13]>(),
         1u8..=7,
         any::<[u64; 7]>(),
     )
@@ -381,6 +411,7 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                     exc_lost: w[9] as u16,
                     port: w[10] as u8,
                     qp_errors: w[11],
+                    replayed: w[12],
                 }),
                 Opcode::CreateCq => ResponseData::Cq(w[0]),
                 Opcode::CreateQp => ResponseData::Qp(w[0]),
@@ -467,6 +498,24 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
 
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn get_and_set_match_the_bitwise_reference((byte, bit, width, buf, v) in arb_field_case()) {
+        let f = Field::new("f", byte, bit, width, "");
+        prop_assert_eq!(f.get(&buf).unwrap(), reference_get(&f, &buf));
+        let v = v & f.max();
+        let mut got = buf.clone();
+        let mut want = buf.clone();
+        f.set(&mut got, v).unwrap();
+        reference_set(&f, &mut want, v);
+        prop_assert_eq!(&got, &want);
+        prop_assert!(f.set(&mut got, v).is_ok());
+        if width < 64 {
+            prop_assert!(f.set(&mut got, f.max() + 1).is_err());
+        }
+        let short = &buf[..(f.end() as usize - 1) / 8];
+        prop_assert!(f.get(short).is_err());
+    }
 
     #[test]
     fn sqe_roundtrip(x in arb_sqe()) {

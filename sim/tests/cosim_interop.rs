@@ -340,6 +340,13 @@ fn mr_conn_12_14_the_firmware_on_the_core_opens_for_the_model_and_as_requester()
         r.firmware.1, 0,
         "the requester's firmware announces nothing"
     );
+    // MR-REL-17: the model's CTRL OPEN went to the firmware, which bound the connection and handed the OPEN
+    // back to the receive path; the core answered it with an ACK.
+    let (opens, answered) = r.ctrl_open_answers;
+    assert!(
+        opens >= 1 && answered == opens,
+        "the model's CTRL OPENs answered by the core: {answered} of {opens}"
+    );
     assert_eq!(
         r.model_completions.len(),
         1,

@@ -100,6 +100,8 @@ pub struct RegSpace {
     pub pkt_in: VecDeque<[u8; 64]>,
     /// Records the firmware sent, with the time of the send (the core's `ts`).
     pub pkt_out: Vec<([u8; 64], u64)>,
+    /// Records the firmware handed back to the receive path (`RX_REPLAY`).
+    pub replayed: Vec<[u8; 64]>,
     tx_rec: [u32; 16],
     tx_busy: bool,
     /// QP error reports waiting for the firmware (the first is the held one): `QPERR_INFO`, `QPERR_MSN`.
@@ -161,6 +163,7 @@ impl RegSpace {
             stray: Vec::new(),
             pkt_in: VecDeque::new(),
             pkt_out: Vec::new(),
+            replayed: Vec::new(),
             tx_rec: [0; 16],
             tx_busy: false,
             qperr: VecDeque::new(),
@@ -324,7 +327,10 @@ impl Bus for RegSpace {
             }
             a if a == SYS_BASE + sys::TIME_HI => self.time_hi,
             a if a == SYS_BASE + sys::BOOT => self.boot,
-            a if a == PKT_BASE + pkt::RX_STATUS => u32::from(!self.pkt_in.is_empty()),
+            a if a == PKT_BASE + pkt::RX_STATUS => {
+                let queued = self.pkt_in.len().saturating_sub(1) as u32;
+                u32::from(!self.pkt_in.is_empty()) | queued << pkt::STATUS_QUEUED_LSB
+            }
             a if a == PKT_BASE + pkt::TX_STATUS => u32::from(self.tx_busy),
             a if (PKT_BASE + pkt::RX_REC..PKT_BASE + pkt::RX_REC + 64).contains(&a) => {
                 let k = (a - PKT_BASE - pkt::RX_REC) as usize;
@@ -364,6 +370,12 @@ impl Bus for RegSpace {
             a if a == SYS_BASE + sys::CONSOLE => self.console.push(value as u8),
             a if a == PKT_BASE + pkt::RX_POP => {
                 self.pkt_in.pop_front();
+            }
+            // The receive path takes a replayed record at once.
+            a if a == PKT_BASE + pkt::RX_REPLAY => {
+                if let Some(r) = self.pkt_in.pop_front() {
+                    self.replayed.push(r);
+                }
             }
             a if (PKT_BASE + pkt::TX_REC..PKT_BASE + pkt::TX_REC + 64).contains(&a) => {
                 self.tx_rec[((a - PKT_BASE - pkt::TX_REC) / 4) as usize] = value

@@ -14,7 +14,11 @@
 //!   (`fw_rd_*`); `RESP[i]` and `STATUS` writes go to its firmware words (`fw_wr_*`).
 //! * `CONSOLE` writes pulse `console_valid` with the byte (a log stream for the bench or a UART).
 //! * Packet port (`fwbus::pkt`): an exception packet (`s_axis_exc_*`, always accepted) is copied into the
-//!   `RX_REC` record ([`record_map`]) when none is held, else counted in `RX_STATUS.lost`; `RX_POP` releases it.
+//!   `RX_REC` record ([`record_map`]) when none is held, else into a queue of `pkt::RX_QUEUE` records (a
+//!   distributed RAM with registered pointers), else counted in `RX_STATUS.lost`; `RX_POP` releases the held
+//!   record and moves the queue's head into `RX_REC`. `RX_REPLAY` offers the held record on `m_axis_rpl_*` as
+//!   a `PktMeta` (the record's fields, every other field 0: no payload, no connection, no drop) until the
+//!   receive path takes it, which releases it like `RX_POP`; `RX_POP` is ignored meanwhile.
 //!   `TX_REC` words are written one at a time; `TX_SEND` offers the record on `m_axis_ctl_*` as a `PktMeta`
 //!   with `ts` = `now` at the write, until the frame builder takes it.
 //! * Event port (`fwbus::evt`): a QP error report (`s_axis_qperr_*`) is taken into `QPERR_INFO` / `QPERR_MSN`
@@ -86,13 +90,19 @@ pub struct ControlCpu {
     pub console_data: Signal<Out, Bits<8>>,
     /// The processor stopped on a trap.
     pub trap: Signal<Out, Bit>,
-    /// Exception packets from the receive path (spec 7.3), always accepted: held in `RX_REC`, or counted in
-    /// `RX_STATUS.lost` while a record is held.
+    /// Exception packets from the receive path (spec 7.3), always accepted: held in `RX_REC`, queued behind
+    /// it, or counted in `RX_STATUS.lost` when the queue is full.
     pub s_axis_exc_tdata: Signal<In, PktMeta>,
     /// Valid.
     pub s_axis_exc_tvalid: Signal<In, Bit>,
     /// Ready (always 1).
     pub s_axis_exc_tready: Signal<Out, Bit>,
+    /// Exception records the firmware hands back (`RX_REPLAY`), to the receive path's input.
+    pub m_axis_rpl_tdata: Signal<Out, PktMeta>,
+    /// Valid.
+    pub m_axis_rpl_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_rpl_tready: Signal<In, Bit>,
     /// Control packets the firmware sends (`TX_REC` at `TX_SEND`), to the frame builder's header input.
     pub m_axis_ctl_tdata: Signal<Out, PktMeta>,
     /// Valid.
@@ -148,6 +158,8 @@ impl Logic for ControlCpu {
         self.s_axis_exc_tready.next = true;
         self.m_axis_ctl_tdata.next = PktMeta::default();
         self.m_axis_ctl_tvalid.next = false;
+        self.m_axis_rpl_tdata.next = PktMeta::default();
+        self.m_axis_rpl_tvalid.next = false;
         self.s_axis_qperr_tready.next = false;
         self.async_raise.next = false;
         self.m_axis_fail_tdata.next = 0.into();
@@ -179,6 +191,8 @@ impl Logic for ControlCpu {
         self.s_axis_exc_tready.connect();
         self.m_axis_ctl_tdata.connect();
         self.m_axis_ctl_tvalid.connect();
+        self.m_axis_rpl_tdata.connect();
+        self.m_axis_rpl_tvalid.connect();
         self.s_axis_qperr_tready.connect();
         self.async_raise.connect();
         self.m_axis_fail_tdata.connect();
@@ -209,9 +223,12 @@ pub fn record_map() -> Vec<(&'static str, usize, usize, usize)> {
         .collect()
 }
 
-fn record_copies() -> (String, String) {
+/// The copies of [`record_map`] as Verilog assignments: the exception packet into `exc_rec`, `TX_REC` into
+/// the sent packet (`ts` the core's, `trimmed` 0) and the held record into the replayed packet (as held).
+fn record_copies() -> (String, String, String) {
     let mut to_rec = String::new();
     let mut to_meta = String::new();
+    let mut replay = String::new();
     for (name, lsb, off, w) in record_map() {
         to_rec +=
             &format!("   exc_rec[{lsb} +: {w}] = s_axis_exc_tdata[{off} +: {w}]; // {name}\n");
@@ -221,8 +238,9 @@ fn record_copies() -> (String, String) {
             _ => format!("tx_rec[{lsb} +: {w}]"),
         };
         to_meta += &format!("   m_axis_ctl_tdata[{off} +: {w}] = {src}; // {name}\n");
+        replay += &format!("   m_axis_rpl_tdata[{off} +: {w}] = rx_rec[{lsb} +: {w}]; // {name}\n");
     }
-    (to_rec, to_meta)
+    (to_rec, to_meta, replay)
 }
 
 /// The `QPERR_INFO` word and `QPERR_MSN` of a `QpError` vector named `v` (`fwbus::evt`), as Verilog
@@ -243,7 +261,19 @@ fn qperr_words(v: &str) -> (String, String) {
 
 fn verilog_body() -> String {
     let ram_top = 31 - fwbus::RAM_BYTES.trailing_zeros() as usize + 1;
-    let (to_rec, to_meta) = record_copies();
+    let (to_rec, to_meta, replay) = record_copies();
+    let queue = pkt::RX_QUEUE as usize;
+    assert!(queue.is_power_of_two() && queue <= 16);
+    let qbits = queue.trailing_zeros();
+    assert_eq!(
+        (
+            pkt::STATUS_REPLAYING,
+            pkt::STATUS_QUEUED_LSB,
+            pkt::STATUS_LOST_LSB
+        ),
+        (2, 8, 16),
+        "RX_STATUS as the decoder builds it"
+    );
     let meta_bits = PktMeta::BITS;
     let (qe_info, qe_msn) = qperr_words("s_axis_qperr_tdata");
     let rx_words: String = (0..16)
@@ -279,6 +309,12 @@ reg [511:0] tx_rec;
 reg [31:0] tx_ts;
 reg tx_v;
 reg [511:0] exc_rec;
+// The queue behind the held record: a distributed RAM read at its head pointer without a clock.
+reg [511:0] exq [0:{qmax}];
+reg [{qtop}:0] q_wp;
+reg [{qtop}:0] q_rp;
+reg [{qbits}:0] q_n;
+reg rpl_v;
 reg qe_held;
 reg [31:0] qe_info;
 reg [31:0] qe_msn;
@@ -296,7 +332,7 @@ wire [7:0] o = a[7:0];
 wire [31:0] local_rdata =
      ({{32{{rg[0] && o == 8'h{m_pending:02x}}}}} & {{pend_tag, 15'd0, pend}})
    | ({{32{{rg[0] && o[7:6] == 2'd{req_q}}}}} & mbw)
-   | ({{32{{rg[1] && o == 8'h{p_rxs:02x}}}}} & {{rx_lost, 15'd0, rx_full}})
+   | ({{32{{rg[1] && o == 8'h{p_rxs:02x}}}}} & {{rx_lost, {qpad}'d0, q_n, 6'd0, rpl_v, rx_full}})
    | ({{32{{rg[1] && o == 8'h{p_txs:02x}}}}} & {{31'd0, tx_v}})
    | ({{32{{rg[1] && o[7:6] == 2'd{p_rxq}}}}} & rxw)
    | ({{32{{rg[2] && o == 8'h{e_st:02x}}}}} & {{30'd0, fail_v, qe_held}})
@@ -311,7 +347,14 @@ wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
 wire loc = state == S_LOCAL;
 wire st_write = loc && wg[0] && o == 8'h{m_status:02x};
 wire resp_write = loc && wg[0] && o[7:6] == 2'd{resp_q};
-wire rx_pop = loc && wg[1] && o == 8'h{p_pop:02x};
+wire rx_pop = loc && wg[1] && o == 8'h{p_pop:02x} && !rpl_v;
+wire rx_replay = loc && wg[1] && o == 8'h{p_rpl:02x} && rx_full && !rpl_v;
+// The held record leaves: popped, or taken by the receive path.
+wire rx_take = rx_pop || (rpl_v && m_axis_rpl_tready);
+// An arriving exception packet goes to the queue: a record is held and stays (or the queue's head replaces it).
+wire q_in = s_axis_exc_tvalid && rx_full && !(rx_take && q_n == {qw}'d0);
+wire q_out = rx_take && q_n != {qw}'d0;
+wire q_room = q_n != {qw}'d{queue} || q_out;
 wire tx_send = loc && wg[1] && o == 8'h{p_send:02x} && !tx_v;
 wire tx_word = loc && wg[1] && o[7:6] == 2'd{p_txq};
 wire qe_pop = loc && wg[2] && o == 8'h{e_pop:02x};
@@ -320,6 +363,8 @@ always @(*) begin
    exc_rec = 512'd0;
 {to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
 {to_meta}   m_axis_ctl_tvalid = tx_v;
+   m_axis_rpl_tdata = {meta_bits}'d0;
+{replay}   m_axis_rpl_tvalid = rpl_v;
    s_axis_exc_tready = 1'b1;
    s_axis_qperr_tready = !qe_held;
    async_raise = raise_q;
@@ -381,15 +426,26 @@ always @(posedge clk) begin
    end else if (st_write) begin
       pend <= 1'b0;
    end
-   if (s_axis_exc_tvalid) begin
-      if (!rx_full || rx_pop) begin
-         rx_rec <= exc_rec;
-         rx_full <= 1'b1;
-      end else if (rx_lost != 16'hffff) begin
-         rx_lost <= rx_lost + 16'd1;
-      end
-   end else if (rx_pop) begin
+   if (q_out) begin
+      rx_rec <= exq[q_rp];
+      q_rp <= q_rp + {qw1}'d1;
+   end else if (s_axis_exc_tvalid && (!rx_full || rx_take)) begin
+      rx_rec <= exc_rec;
+      rx_full <= 1'b1;
+   end else if (rx_take) begin
       rx_full <= 1'b0;
+   end
+   if (q_in && q_room) begin
+      exq[q_wp] <= exc_rec;
+      q_wp <= q_wp + {qw1}'d1;
+   end else if (q_in && rx_lost != 16'hffff) begin
+      rx_lost <= rx_lost + 16'd1;
+   end
+   if ((q_in && q_room) != q_out) q_n <= q_out ? q_n - {qw}'d1 : q_n + {qw}'d1;
+   if (rx_replay) begin
+      rpl_v <= 1'b1;
+   end else if (rpl_v && m_axis_rpl_tready) begin
+      rpl_v <= 1'b0;
    end
    if (tx_word) tx_rec[{{a[5:2], 5'd0}} +: 32] <= cpu$mem_wdata;
    if (tx_send) begin
@@ -436,6 +492,10 @@ always @(posedge clk) begin
       boot_q <= 32'd0;
       rx_full <= 1'b0;
       rx_lost <= 16'd0;
+      q_wp <= {qw1}'d0;
+      q_rp <= {qw1}'d0;
+      q_n <= {qw}'d0;
+      rpl_v <= 1'b0;
       tx_v <= 1'b0;
       qe_held <= 1'b0;
       raise_q <= 1'b0;
@@ -454,6 +514,10 @@ always @(posedge clk) begin
       rdata <= 32'd0;
       rx_full <= 1'b0;
       rx_lost <= 16'd0;
+      q_wp <= {qw1}'d0;
+      q_rp <= {qw1}'d0;
+      q_n <= {qw}'d0;
+      rpl_v <= 1'b0;
       tx_v <= 1'b0;
       tx_rec <= 512'd0;
       tx_ts <= 32'd0;
@@ -484,6 +548,7 @@ end
         pktb = fwbus::PKT_BASE >> 8,
         p_rxs = pkt::RX_STATUS,
         p_pop = pkt::RX_POP,
+        p_rpl = pkt::RX_REPLAY,
         p_txs = pkt::TX_STATUS,
         p_send = pkt::TX_SEND,
         p_rxq = pkt::RX_REC >> 6,
@@ -501,6 +566,14 @@ end
         qe_msn = qe_msn,
         to_rec = to_rec,
         to_meta = to_meta,
+        replay = replay,
+        queue = queue,
+        qmax = queue - 1,
+        qtop = qbits - 1,
+        qbits = qbits,
+        qw = qbits + 1,
+        qw1 = qbits,
+        qpad = 16 - 2 - 6 - (qbits + 1),
         meta_bits = meta_bits,
     )
 }

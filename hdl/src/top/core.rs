@@ -252,6 +252,11 @@ pub struct MetaroceCore<
     rd_default: DFF<Bit>,
     fw_lock: DFF<Bit>,
     eng_lock: DFF<Bit>,
+    /// The parser offered a packet to the receive engine that was not taken: it keeps the input until it is,
+    /// so a record the firmware replays waits.
+    meta_stall: DFF<Bit>,
+    /// The receive engine's input is the firmware's replayed record this cycle.
+    rpl_sel: Signal<Local, Bit>,
     ctl_fw: Signal<Local, Bit>,
     /// A READ response that failed its check (MR-SEM-34), waiting for the scheduler.
     rrf: DFF<ConnFail>,
@@ -393,6 +398,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             rd_default: Default::default(),
             fw_lock: Default::default(),
             eng_lock: Default::default(),
+            meta_stall: Default::default(),
+            rpl_sel: Default::default(),
             ctl_fw: Default::default(),
             rrf: Default::default(),
             rrf_v: Default::default(),
@@ -436,8 +443,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, rd_default, fw_lock, eng_lock, rrf, rrf_v, rq0, rq0_n, rq0_v, rq1, rq1_n,
-            rq1_v
+            self, clk, rd_default, fw_lock, eng_lock, meta_stall, rrf, rrf_v, rq0, rq0_n, rq0_v,
+            rq1, rq1_n, rq1_v
         );
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
@@ -643,9 +650,22 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.parser.cfg_ipv4.next = self.epc.cfg_ipv4.val();
         self.parser.cfg_ipv6.next = self.epc.cfg_ipv6.val();
         self.parser.cfg_ip_en.next = self.epc.cfg_ip_en.val();
+        // A record the firmware replays (a CTRL OPEN after its connection was bound, no payload) enters ahead
+        // of the parser's next packet, never in place of one the parser is already offering.
+        self.rpl_sel.next = self.cpu.m_axis_rpl_tvalid.val() & !self.meta_stall.q.val();
         self.rxe.s_axis_meta_tdata.next = self.parser.m_axis_meta_tdata.val();
         self.rxe.s_axis_meta_tvalid.next = self.parser.m_axis_meta_tvalid.val();
         self.parser.m_axis_meta_tready.next = self.rxe.s_axis_meta_tready.val();
+        self.cpu.m_axis_rpl_tready.next = false;
+        if self.rpl_sel.val() {
+            self.rxe.s_axis_meta_tdata.next = self.cpu.m_axis_rpl_tdata.val();
+            self.rxe.s_axis_meta_tvalid.next = true;
+            self.parser.m_axis_meta_tready.next = false;
+            self.cpu.m_axis_rpl_tready.next = self.rxe.s_axis_meta_tready.val();
+        }
+        self.meta_stall.d.next = self.parser.m_axis_meta_tvalid.val()
+            & !self.rpl_sel.val()
+            & !self.rxe.s_axis_meta_tready.val();
         self.rxe.s_axis_pay_tdata.next = self.parser.m_axis_pay_tdata.val();
         self.rxe.s_axis_pay_tkeep.next = self.parser.m_axis_pay_tkeep.val();
         self.rxe.s_axis_pay_tlast.next = self.parser.m_axis_pay_tlast.val();

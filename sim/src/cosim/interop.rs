@@ -140,6 +140,30 @@ fn is_ctrl_open(frame: &[u8]) -> bool {
     )
 }
 
+/// A CTRL OPEN's TS and UDP source port: what the ACK answering it echoes (MR-REL-17).
+fn ctrl_open_echo(frame: &[u8]) -> Option<(u32, u16)> {
+    let cfg = EndpointConfig::default();
+    match metaroce_proto::wire::parse_frame(frame, cfg.udp_port, cfg.dscp_trim, false) {
+        Ok(p) if matches!(p.m.ty, TypeRepr::Ctrl(c) if c.code == CtrlCode::Open) => {
+            Some((p.m.mbh.ts, p.l.udp_src))
+        }
+        _ => None,
+    }
+}
+
+/// An ACK with `sack_base` = CACK (the form MR-REL-17 gives the answer to a CTRL OPEN or PROBE): its
+/// `echo_ts` and `echo_ev`.
+fn cack_ack_echo(frame: &[u8]) -> Option<(u32, u16)> {
+    let cfg = EndpointConfig::default();
+    match metaroce_proto::wire::parse_frame(frame, cfg.udp_port, cfg.dscp_trim, false) {
+        Ok(p) => match p.m.ty {
+            TypeRepr::Ack(a) if a.sack_base == p.m.mbh.psn => Some((a.echo_ts, a.echo_ev)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The fields of a packet the core handed to the control processor (one `PktMeta` record of `m_axis_exc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExcPacket {
@@ -250,6 +274,12 @@ pub struct Interop {
     pub fw_on_core: bool,
     /// CTRL OPENs the core sent on the link (counted only with [`Interop::fw_on_core`]).
     pub core_ctrl_opens: u64,
+    /// CTRL OPENs the model sent to the core.
+    pub model_ctrl_opens: u64,
+    /// The TS and UDP source port of each of them not answered yet.
+    pending_opens: Vec<(u32, u16)>,
+    /// The model's CTRL OPENs the core answered with an ACK (MR-REL-17), each counted once.
+    pub answered_opens: u64,
     buf: Vec<u8>,
 }
 
@@ -272,6 +302,9 @@ impl Interop {
             nic_keys: (nic.key, host::rkey_of(nic.key)),
             fw_on_core: false,
             core_ctrl_opens: 0,
+            model_ctrl_opens: 0,
+            pending_opens: Vec::new(),
+            answered_opens: 0,
             nic: bench,
             nic_side: *nic,
             qp,
@@ -342,6 +375,9 @@ impl Interop {
             nic_keys: (made.lkey, made.rkey),
             fw_on_core: true,
             core_ctrl_opens: 0,
+            model_ctrl_opens: 0,
+            pending_opens: Vec::new(),
+            answered_opens: 0,
             buf: Vec::with_capacity(16 * 1024),
         })
     }
@@ -360,6 +396,12 @@ impl Interop {
             if self.fw_on_core && is_ctrl_open(&f) {
                 self.core_ctrl_opens += 1;
             }
+            if let Some(echo) = cack_ack_echo(&f) {
+                if let Some(k) = self.pending_opens.iter().position(|&o| o == echo) {
+                    self.pending_opens.swap_remove(k);
+                    self.answered_opens += 1;
+                }
+            }
             self.to_model.send(now, f);
         }
         while let Some(f) = self.to_nic.pop_due(now) {
@@ -376,6 +418,10 @@ impl Interop {
             self.model.handle_timeout(now);
         }
         while self.to_nic.can_send(now) && self.model.poll_transmit(now, &mut self.buf) {
+            if let Some(echo) = ctrl_open_echo(&self.buf) {
+                self.model_ctrl_opens += 1;
+                self.pending_opens.push(echo);
+            }
             self.to_nic.send(now, self.buf.clone());
         }
         while let Some(ev) = self.model.poll_event() {
@@ -709,6 +755,9 @@ pub struct RunReport {
     /// the firmware on the core ([`RunConfig::firmware`]) the same from its QUERY_DEVICE (the CTRL OPENs as the
     /// link saw them, checked against the firmware's count).
     pub firmware: (u64, u64, usize),
+    /// CTRL OPENs the model sent to the core, and how many of them the core answered with an ACK echoing the
+    /// OPEN's TS and UDP source port, `sack_base` = CACK (MR-REL-17).
+    pub ctrl_open_answers: (u64, u64),
     /// The model's non-zero drop counters at the end (`name: value, ...`).
     pub model_drops: String,
     /// Wall-clock seconds.
@@ -1167,6 +1216,7 @@ pub fn run(cfg: &RunConfig, ops: &[(Op, u32)]) -> Result<RunReport, BenchError> 
     } else {
         (x.fw.exceptions, x.fw.announcements, x.fw.unexpected.len())
     };
+    report.ctrl_open_answers = (x.model_ctrl_opens, x.answered_opens);
     if let Some(u) = x.fw.unexpected.first() {
         report.first_bad.get_or_insert(format!("firmware: {u}"));
     }
