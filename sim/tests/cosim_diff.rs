@@ -1278,6 +1278,8 @@ fn mr_rel_20_39_ack_processor_matches_proto_send_window() {
         .map(|_| u32::MAX - 300 + rng.below(100) as u32)
         .collect();
     let mut ms: Vec<SendWindow> = isns.iter().map(|&i| SendWindow::new(8, i, 3)).collect();
+    // Whether each connection has had a valid ACK since its open (the end of its SYN phase).
+    let mut answered = vec![false; conns.len()];
     for (&conn, &isn) in conns.iter().zip(&isns) {
         let o = ConnOpen {
             conn: Bits::<16>::from(conn),
@@ -1561,14 +1563,17 @@ fn mr_rel_20_39_ack_processor_matches_proto_send_window() {
             assert_eq!(f("snd_una"), u64::from(m.una()), "snd_una, {ctx}");
             assert_eq!(f("inflight"), m.inflight_bytes(), "inflight, {ctx}");
             assert_eq!(f("idle") == 1, m.outstanding() == 0, "idle, {ctx}");
-            // MR-REL-22: every advance of snd_una is reported, once.
+            // MR-REL-22: every advance of snd_una is reported, once, and so is the first valid ACK since
+            // the open (MR-CONN-6, MR-CONN-7).
+            let first = !res.invalid && !answered[k];
+            answered[k] |= !res.invalid;
             let una: Vec<u64> = tb
                 .una
                 .got
                 .drain(..)
                 .map(|b| field::<UnaUpdate>(&b.data, "snd_una"))
                 .collect();
-            let want_una: Vec<u64> = if res.cack_advanced {
+            let want_una: Vec<u64> = if res.cack_advanced || first {
                 vec![u64::from(m.una())]
             } else {
                 Vec::new()

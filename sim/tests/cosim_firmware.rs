@@ -354,8 +354,9 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
             solicited: false,
         };
         if round == 2 {
-            // A's firmware takes about 32K cycles to bind a connection (see docs/firmware.md): give it the time
-            // to act on B's CTRL OPEN before B's first WRITE, so that B's opening flight finds A's side bound.
+            // A's firmware takes about 21K cycles to bind a connection (see docs/firmware.md): give it the time
+            // to act on B's CTRL OPEN before B's first WRITE, so that B's packets find A's side bound and B has
+            // A's answer.
             p.run(200_000).unwrap_or_else(|e| panic!("{e}"));
         }
         let wqe = {
@@ -440,10 +441,11 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         (ox.scid, ox.target_qpn),
         (u32::from(made[1].qp.qpn), u32::from(made[0].qp.qpn))
     );
-    // A's firmware bound A's receive side on that CTRL OPEN (MR-CONN-16), so B's opening flight of round 2 (two
-    // SYN DATA packets) reached the connection at once, without a retransmission, and A never announced itself.
+    // A's firmware bound A's receive side on that CTRL OPEN (MR-CONN-16) and handed it back to A's receive
+    // path, whose ACK (MR-REL-17) ended B's SYN phase (MR-CONN-6, MR-CONN-7): B's WRITE of round 2 went out
+    // without SYN, reached the connection at once, and A never announced itself.
     assert!(seen[0].ctrl_open.is_empty(), "A sent no CTRL OPEN");
-    assert_eq!(seen[1].syn_data, 2, "B's WRITE: two packets, sent once");
+    assert_eq!(seen[1].syn_data, 0, "B's WRITE: no SYN after A's answer");
     assert!(!p.a.fw_trap().expect("trap") && !p.b.fw_trap().expect("trap"));
     // The opening flight carried SYN; A's second WRITE went out without: A left its SYN phase on B's first ACK
     // (MR-CONN-6, MR-CONN-7).
@@ -457,12 +459,13 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
             panic!("{r:?}")
         };
         println!(
-            "{name}: {} exceptions, {} bound, {} CTRL OPENs, {} refused, {} dropped at the port",
-            d.exceptions, d.bound, d.announced, d.refused, d.exc_lost
+            "{name}: {} exceptions, {} bound, {} CTRL OPENs, {} replayed, {} refused, {} dropped at the port",
+            d.exceptions, d.bound, d.announced, d.replayed, d.refused, d.exc_lost
         );
+        // A handed B's CTRL OPEN back to its receive path; B had no CTRL OPEN to answer.
         assert_eq!(
-            (d.bound, d.announced, d.refused),
-            (1, announced, 0),
+            (d.bound, d.announced, d.replayed, d.refused),
+            (1, announced, 1 - announced, 0),
             "{name}"
         );
         assert!(d.exceptions >= 1, "{name}");
@@ -630,8 +633,11 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
     );
     assert_eq!(p.a.tx.beats, sent, "A sent nothing for it");
 
-    // B writes to A: A's firmware refuses the opening of a QP in ERROR (MR-CONN-13), nothing is placed, and B's
-    // QP fails at its retry limit (2 here: 20 + 40 + 80 us).
+    // B writes to A. B's SYN phase ended with A's answer to its CTRL OPEN (MR-REL-17, MR-CONN-6), so its DATA
+    // names A's CID, whose connection is closed: A's core drops each packet as an unknown connection (no
+    // exception for the firmware), nothing is placed, and B's QP fails at its retry limit (2 here: 20 + 40 +
+    // 80 us).
+    let unknown_before = counter(&mut p.a, CounterId::DropUnknownConnection);
     let retry = base(BlockType::Endpoint) + ep::reg::RETRY;
     let w = p.b.read(retry).expect("RETRY");
     p.b.write(
@@ -686,7 +692,17 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
         "A: {} exceptions, {} refused, {} dropped at the port",
         a_now.exceptions, a_now.refused, a_now.exc_lost
     );
-    assert!(a_now.refused > after.refused, "A refused B's opening");
+    assert_eq!(
+        (a_now.exceptions, a_now.refused),
+        (after.exceptions, after.refused),
+        "no exception at A"
+    );
+    let unknown = counter(&mut p.a, CounterId::DropUnknownConnection) - unknown_before;
+    println!("A dropped {unknown} packets of B's as an unknown connection");
+    assert!(
+        unknown >= 3,
+        "B's first transmission and its two retries: {unknown}"
+    );
 
     // ERROR → RESET through the mailbox.
     let (r, _) = run(

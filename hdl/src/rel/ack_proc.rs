@@ -15,7 +15,9 @@
 //!   `snd_nxt` is invalid (ignored, reported). Every newly acknowledged PSN (cumulatively or selectively,
 //!   counted once) adds its payload (`charged - 64`) to `acked_bytes` and leaves the in-flight bytes; the
 //!   result ([`AckRes`]) goes to congestion control, and an advance of `snd_una` is reported on `m_axis_una_*`
-//!   ([`UnaUpdate`]) in the same cycle as the result. The highest acknowledged PSN and the latest TS of a
+//!   ([`UnaUpdate`]) in the same cycle as the result, as is the connection's first valid ACK since its open
+//!   even without an advance (the peer answered: the transmit scheduler ends the SYN phase and takes the
+//!   peer's CID, MR-CONN-6, MR-CONN-7; the model ends it on any ACK, also one whose CACK is invalid). The highest acknowledged PSN and the latest TS of a
 //!   newly acknowledged packet (RACK, MR-REL-36) are kept in the connection state for loss detection. For an
 //!   ACK without ECE (aflags bit 7) the entry index and EV of every newly acknowledged PSN go out on
 //!   `m_axis_clean_*` ([`LaneWord`], PSN order) so the EV set can reuse them (MR-PATH-3).
@@ -186,6 +188,8 @@ pub mod rec {
         pub slot: Bits<16>,
         /// The connection holds a window slot (it has PSNs outstanding, or had until its last ACK).
         pub has_slot: Bit,
+        /// A valid ACK arrived since the open: the peer answered this direction (MR-CONN-6, MR-CONN-7).
+        pub answered: Bit,
     }
 
     /// A 6-bit entry index zero-extended to 8 bits.
@@ -558,6 +562,9 @@ pub struct AckProc {
     sack: DFF<Bits<256>>,
     invalid: DFF<Bit>,
     adv: DFF<Bit>,
+    /// The ACK is the connection's first valid one since its open: reported on `m_axis_una_*` even without
+    /// an advance, so the transmit scheduler ends the SYN phase and learns the peer's CID (MR-CONN-6, MR-CONN-7).
+    first: DFF<Bit>,
     sent: DFF<TxSent>,
     cnt: DFF<Bits<8>>,
     widx: DFF<Bits<6>>,
@@ -826,6 +833,7 @@ impl AckProc {
             sack: Default::default(),
             invalid: Default::default(),
             adv: Default::default(),
+            first: Default::default(),
             sent: Default::default(),
             cnt: Default::default(),
             widx: Default::default(),
@@ -898,12 +906,13 @@ impl Logic for AckProc {
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn, st, una_new, cack, sack_base, ack_scid, sack, invalid, adv,
-            sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec, res_pend,
-            una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost, rk_armed,
-            rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr, op_isn, nowm,
-            off_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1,
-            p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack,
-            p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
+            first, sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec,
+            res_pend, una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost,
+            rk_armed, rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr,
+            op_isn, nowm, off_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn,
+            p1_t0, p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3,
+            p2_v, p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand,
+            p3_x_v, p3_x
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -947,6 +956,7 @@ impl Logic for AckProc {
         self.st_l.next.rack_ts = self.st.q.val().rack_ts;
         self.st_l.next.slot = self.st.q.val().slot;
         self.st_l.next.has_slot = self.st.q.val().has_slot;
+        self.st_l.next.answered = self.st.q.val().answered;
         self.word_l.next.t0 = self.psn_ram.rd_data.val().t0;
         self.word_l.next.c0 = self.psn_ram.rd_data.val().c0;
         self.word_l.next.p0 = self.psn_ram.rd_data.val().p0;
@@ -1352,6 +1362,7 @@ impl Logic for AckProc {
             self.st_l.next.rack_ts = self.k_zero32.val();
             self.st_l.next.slot = self.k_zero16.val();
             self.st_l.next.has_slot = false;
+            self.st_l.next.answered = false;
             self.conn_ram.wr_en.next = true;
             self.state.d.next = self.s_gap.val();
         } else if self.state.q.val() == self.s_clear.val() {
@@ -1365,6 +1376,7 @@ impl Logic for AckProc {
             self.st_l.next.rack_ts = self.k_zero32.val();
             self.st_l.next.slot = self.k_zero16.val();
             self.st_l.next.has_slot = false;
+            self.st_l.next.answered = false;
             self.conn_ram.wr_addr.next = self.clr.q.val().get_bits::<16>(0);
             self.conn_ram.wr_en.next = true;
             self.clr.d.next = self.clr.q.val() + self.k_one17.val();
@@ -1482,6 +1494,7 @@ impl Logic for AckProc {
                 && self.cack.q.val() != self.rd_st.val().nxt;
             self.adv.d.next = (self.cack.q.val() - self.rd_st.val().una) < self.k_half.val()
                 && self.cack.q.val() != self.rd_st.val().una;
+            self.first.d.next = !self.rd_st.val().answered;
             self.una_new.d.next = self.rd_st.val().una;
             if (self.cack.q.val() - self.rd_st.val().una) < self.k_half.val() {
                 self.una_new.d.next = self.cack.q.val();
@@ -1505,6 +1518,7 @@ impl Logic for AckProc {
             self.widx.d.next = self.widx.q.val() + self.k_one6.val();
             if self.invalid.q.val() {
                 self.adv.d.next = false;
+                self.first.d.next = false;
                 self.state.d.next = self.s_ack_out.val();
             } else if self.cnt.q.val() == self.k_zero8.val() {
                 self.state.d.next = self.s_ack_fin.val();
@@ -1576,6 +1590,7 @@ impl Logic for AckProc {
             }
         } else if self.state.q.val() == self.s_ack_fin.val() {
             self.st_l.next.una = self.una_new.q.val();
+            self.st_l.next.answered = true;
             if self.una_new.q.val() == self.st.q.val().nxt && self.st.q.val().has_slot {
                 // Everything sent is acknowledged: the records are stale, the slot is released.
                 self.push.next = true;
@@ -1590,7 +1605,7 @@ impl Logic for AckProc {
             self.state.d.next = self.s_ack_out.val();
         } else if self.state.q.val() == self.s_ack_out.val() {
             self.res_pend.d.next = true;
-            self.una_pend.d.next = self.adv.q.val();
+            self.una_pend.d.next = self.adv.q.val() | self.first.q.val();
             self.state.d.next = self.s_gap.val();
         } else if self.state.q.val() == self.s_cmd_rd.val() {
             // The connection state is on rd_data; a peek / NACK reads the PSN's word, a run its range.

@@ -11,7 +11,8 @@
 //! * `s_axis_sent_*` ([`TxSent`]): every DATA packet put on the wire (new or retransmission).
 //! * `s_axis_gate_req_*` ([`GateReq`]) → `m_axis_gate_resp_*` ([`GateResp`]), in request order.
 //! * `m_axis_rtx_*` ([`RtxReq`]): PSNs declared lost, in declaration order (MR-REL-43).
-//! * `m_axis_una_*` ([`UnaUpdate`]): every advance of snd_una.
+//! * `m_axis_una_*` ([`UnaUpdate`]): every advance of snd_una, and a connection's first valid ACK (see
+//!   [`AckProc`]).
 //! * `s_axis_open_*` ([`ConnOpen`]): initialises a connection's send-side state.
 //! * `s_axis_ctxw_*` ([`CtxWrite`]): context writes (accepted and ignored: every per-connection field this
 //!   engine keeps is initialised by `s_axis_open_*`).
