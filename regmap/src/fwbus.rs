@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | [`RAM_BASE`] | [`RAM_BYTES`] | instruction and data memory; the image is loaded at 0 and runs from 0 |
 //! | [`MBOX_BASE`] | 0x100 | the firmware's side of the command mailbox ([`mbox`]) |
-//! | [`SYS_BASE`] | 0x100 | the processor's own registers ([`sys`]): time, boot status, console |
+//! | [`SYS_BASE`] | 0x100 | the processor's own registers ([`sys`]): time, boot status, console, the module's management bus |
 //! | [`PKT_BASE`] | 0x100 | the packet port ([`pkt`]): the core's exception packets in, control packets out |
 //! | [`EVT_BASE`] | 0x100 | the event port ([`evt`]): QP error reports and the port's status in, the host's event interrupt out |
 //! | [`REG_BASE`] | 16 MiB | the core's internal register bus at the host's BAR 0 offsets: the register blocks of [`crate::block::DEFAULT_MAP`] and the context-programming window ([`crate::ctxport`]) |
@@ -59,6 +59,20 @@ pub mod sys {
     pub const BOOT: u32 = 0x08;
     /// `CONSOLE` (WO): byte 0 is appended to the firmware's log stream.
     pub const CONSOLE: u32 = 0x0C;
+    /// `I2C` (RW): the transceiver module's two-wire management bus, open drain (the core's `i2c_scl_oe` /
+    /// `i2c_sda_oe` outputs pull a line low, `i2c_scl_i` / `i2c_sda_i` read it). Write: bit 0
+    /// ([`I2C_SCL_LOW`]) pulls SCL low, bit 1 ([`I2C_SDA_LOW`]) pulls SDA low; 0 after reset (both released).
+    /// Read: bits 1:0 as written, bit 8 ([`I2C_SCL_IN`]) the SCL line, bit 9 ([`I2C_SDA_IN`]) the SDA line,
+    /// each through two synchronising flip-flops (two cycles late).
+    pub const I2C: u32 = 0x10;
+    /// `I2C` bit 0: pull SCL low.
+    pub const I2C_SCL_LOW: u32 = 1 << 0;
+    /// `I2C` bit 1: pull SDA low.
+    pub const I2C_SDA_LOW: u32 = 1 << 1;
+    /// `I2C` bit 8: the SCL line is high.
+    pub const I2C_SCL_IN: u32 = 1 << 8;
+    /// `I2C` bit 9: the SDA line is high.
+    pub const I2C_SDA_IN: u32 = 1 << 9;
 }
 
 /// The packet port: records of [`crate::pktrec`] between the core's packet paths and the firmware.

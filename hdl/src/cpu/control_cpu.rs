@@ -13,6 +13,9 @@
 //!   (firmware word 16 of the register file) clears it. `REQ[i]` reads the register file's request word `i`
 //!   (`fw_rd_*`); `RESP[i]` and `STATUS` writes go to its firmware words (`fw_wr_*`).
 //! * `CONSOLE` writes pulse `console_valid` with the byte (a log stream for the bench or a UART).
+//! * `I2C` drives the transceiver module's management bus: its bits 1:0 are the registered `i2c_scl_oe` /
+//!   `i2c_sda_oe` (pull the line low), and it reads back the lines `i2c_scl_i` / `i2c_sda_i` through two
+//!   synchronising flip-flops. Both lines are released while the processor is stopped.
 //! * Packet port (`fwbus::pkt`): an exception packet (`s_axis_exc_*`, always accepted) is copied into the
 //!   `RX_REC` record ([`record_map`]) when none is held, else into a queue of `pkt::RX_QUEUE` records (a
 //!   distributed RAM with registered pointers), else counted in `RX_STATUS.lost`; `RX_POP` releases the held
@@ -127,6 +130,14 @@ pub struct ControlCpu {
     pub async_raise: Signal<Out, Bit>,
     /// The network port's status (`fwbus::PortStatus` bits), read in `PORT`.
     pub port_status: Signal<In, Bits<8>>,
+    /// The module management bus's SCL line (`SYS.I2C` bit 8, through two flip-flops).
+    pub i2c_scl_i: Signal<In, Bit>,
+    /// Its SDA line (`SYS.I2C` bit 9).
+    pub i2c_sda_i: Signal<In, Bit>,
+    /// Pull SCL low (`SYS.I2C` bit 0, registered); the board's open-drain buffer releases the line otherwise.
+    pub i2c_scl_oe: Signal<Out, Bit>,
+    /// Pull SDA low (`SYS.I2C` bit 1, registered).
+    pub i2c_sda_oe: Signal<Out, Bit>,
     cpu: PicoRv32,
     ram: CpuRam<RAM_WORD_BITS>,
 }
@@ -164,6 +175,8 @@ impl Logic for ControlCpu {
         self.async_raise.next = false;
         self.m_axis_fail_tdata.next = 0.into();
         self.m_axis_fail_tvalid.next = false;
+        self.i2c_scl_oe.next = false;
+        self.i2c_sda_oe.next = false;
     }
 
     fn connect(&mut self) {
@@ -197,6 +210,8 @@ impl Logic for ControlCpu {
         self.async_raise.connect();
         self.m_axis_fail_tdata.connect();
         self.m_axis_fail_tvalid.connect();
+        self.i2c_scl_oe.connect();
+        self.i2c_sda_oe.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -274,6 +289,16 @@ fn verilog_body() -> String {
         (2, 8, 16),
         "RX_STATUS as the decoder builds it"
     );
+    assert_eq!(
+        (
+            sys::I2C_SCL_LOW,
+            sys::I2C_SDA_LOW,
+            sys::I2C_SCL_IN,
+            sys::I2C_SDA_IN
+        ),
+        (1, 2, 1 << 8, 1 << 9),
+        "SYS.I2C as the decoder builds it"
+    );
     let meta_bits = PktMeta::BITS;
     let (qe_info, qe_msn) = qperr_words("s_axis_qperr_tdata");
     let rx_words: String = (0..16)
@@ -300,6 +325,10 @@ reg [15:0] pend_tag;
 reg [63:0] time_q;
 reg [31:0] time_hi;
 reg [31:0] boot_q;
+// The module bus: the lines driven low (bit 0 SCL, bit 1 SDA), and the lines synchronised.
+reg [1:0] i2c_drv;
+reg [1:0] i2c_s1;
+reg [1:0] i2c_s2;
 reg con_v;
 reg [7:0] con_d;
 reg [511:0] rx_rec;
@@ -341,7 +370,8 @@ wire [31:0] local_rdata =
    | ({{32{{rg[2] && o == 8'h{e_port:02x}}}}} & {{24'd0, port_status}})
    | ({{32{{rg[3] && o == 8'h{s_lo:02x}}}}} & time_q[31:0])
    | ({{32{{rg[3] && o == 8'h{s_hi:02x}}}}} & time_hi)
-   | ({{32{{rg[3] && o == 8'h{s_boot:02x}}}}} & boot_q);
+   | ({{32{{rg[3] && o == 8'h{s_boot:02x}}}}} & boot_q)
+   | ({{32{{rg[3] && o == 8'h{s_i2c:02x}}}}} & {{22'd0, i2c_s2, 6'd0, i2c_drv}});
 wire we = cpu$mem_wstrb != 4'd0;
 wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
 wire loc = state == S_LOCAL;
@@ -398,6 +428,8 @@ always @(*) begin
    console_valid = con_v;
    console_data = con_d;
    trap = cpu$trap;
+   i2c_scl_oe = i2c_drv[0];
+   i2c_sda_oe = i2c_drv[1];
 end
 always @(posedge clk) begin
    ack <= 1'b0;
@@ -407,6 +439,8 @@ always @(posedge clk) begin
 {rx_words}   endcase
    mbw <= fw_rd_data;
    time_q <= time_q + 64'd1;
+   i2c_s1 <= {{i2c_sda_i, i2c_scl_i}};
+   i2c_s2 <= i2c_s1;
    if (s_axis_qperr_tvalid && !qe_held) begin
       qe_held <= 1'b1;
       qe_info <= {qe_info};
@@ -474,6 +508,7 @@ always @(posedge clk) begin
          if (rg[3] && o == 8'h{s_lo:02x}) time_hi <= time_q[63:32];
          if (wg[2] && o == 8'h{e_raise:02x}) raise_q <= 1'b1;
          if (wg[3] && o == 8'h{s_boot:02x}) boot_q <= cpu$mem_wdata;
+         if (wg[3] && o == 8'h{s_i2c:02x}) i2c_drv <= cpu$mem_wdata[1:0];
          if (wg[3] && o == 8'h{s_con:02x}) begin
             con_v <= 1'b1;
             con_d <= cpu$mem_wdata[7:0];
@@ -490,6 +525,7 @@ always @(posedge clk) begin
       state <= S_IDLE;
       ack <= 1'b0;
       boot_q <= 32'd0;
+      i2c_drv <= 2'd0;
       rx_full <= 1'b0;
       rx_lost <= 16'd0;
       q_wp <= {qw1}'d0;
@@ -511,6 +547,9 @@ always @(posedge clk) begin
       time_q <= 64'd0;
       time_hi <= 32'd0;
       boot_q <= 32'd0;
+      i2c_drv <= 2'd0;
+      i2c_s1 <= 2'b11;
+      i2c_s2 <= 2'b11;
       rdata <= 32'd0;
       rx_full <= 1'b0;
       rx_lost <= 16'd0;
@@ -545,6 +584,7 @@ end
         s_hi = sys::TIME_HI,
         s_boot = sys::BOOT,
         s_con = sys::CONSOLE,
+        s_i2c = sys::I2C,
         pktb = fwbus::PKT_BASE >> 8,
         p_rxs = pkt::RX_STATUS,
         p_pop = pkt::RX_POP,

@@ -213,6 +213,15 @@ pub struct MetaroceCore<
     /// The network port's status from the board's MAC and module cage (`metaroce_regmap::fwbus::PortStatus`
     /// bits: link up, module present, module fault), for the firmware.
     pub port_status: Signal<In, Bits<8>>,
+    /// The transceiver module's management bus (two-wire, open drain), driven by the firmware: the SCL line as
+    /// the board's buffer reads it.
+    pub i2c_scl_i: Signal<In, Bit>,
+    /// The SDA line.
+    pub i2c_sda_i: Signal<In, Bit>,
+    /// Pull SCL low (else the buffer releases it; the board's pull-up makes it high).
+    pub i2c_scl_oe: Signal<Out, Bit>,
+    /// Pull SDA low.
+    pub i2c_sda_oe: Signal<Out, Bit>,
     /// The control processor's console: a byte (one cycle).
     pub fw_console_valid: Signal<Out, Bit>,
     /// The byte.
@@ -365,6 +374,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             m_axis_conn_err_tvalid: Default::default(),
             m_axis_conn_err_tready: Default::default(),
             port_status: Default::default(),
+            i2c_scl_i: Default::default(),
+            i2c_sda_i: Default::default(),
+            i2c_scl_oe: Default::default(),
+            i2c_sda_oe: Default::default(),
             fw_console_valid: Default::default(),
             fw_console_data: Default::default(),
             fw_trap: Default::default(),
@@ -957,6 +970,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.m_axis_conn_err_tdata.next = self.txe.m_axis_qperr_tdata.val();
         self.cpu.s_axis_qperr_tdata.next = self.txe.m_axis_qperr_tdata.val();
         self.cpu.port_status.next = self.port_status.val();
+        self.cpu.i2c_scl_i.next = self.i2c_scl_i.val();
+        self.cpu.i2c_sda_i.next = self.i2c_sda_i.val();
+        self.i2c_scl_oe.next = self.cpu.i2c_scl_oe.val();
+        self.i2c_sda_oe.next = self.cpu.i2c_sda_oe.val();
         if self.regs.fw_run.val() {
             self.cpu.s_axis_qperr_tvalid.next = self.txe.m_axis_qperr_tvalid.val();
             self.m_axis_conn_err_tvalid.next = false;
