@@ -21,18 +21,20 @@
 //! | READ_EVENTS | none | takes up to four queued events ([`crate::events`]) |
 //! | SET_CC | none: the endpoint block's RTO, rate, RTT, retry and ACK registers | read back; a register that does not hold its value gives INTERNAL ([`crate::cc`]) |
 //! | QUERY_CC | none | the endpoint block's parameters |
+//! | READ_MODULE | none | the transceiver module's bytes over its management bus ([`crate::module`]): BAD_STATE without a module, DEVICE_ERROR when it does not answer |
 //!
 //! A connection's index and own CID are its QP's number, so the firmware needs no connection allocator; the
 //! device's connection table (`max_conns`) is larger than the QPs the firmware serves.
 
 use crate::bus::Bus;
 use crate::ctx::{commit, OpenParam};
+use crate::module::ModuleError;
 use crate::objects::{Cq, Mr, Qp, MRS};
 use crate::{Firmware, FW_VERSION};
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::{
     arg, CmdError, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, ModifyQp, QpInfo, QpState,
-    Request, Response, ResponseData, Status, MAX_COUNTERS_PER_READ,
+    Request, Response, ResponseData, Status, MAX_COUNTERS_PER_READ, MAX_MODULE_BYTES,
 };
 use metaroce_regmap::context::conn::{ConnFlags, ConnHot};
 use metaroce_regmap::context::mr::{key_slot, MrAccess, MrContext};
@@ -116,10 +118,40 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
         Command::QueryCc => crate::cc::query(bus)
             .map(ResponseData::Cc)
             .ok_or(internal()),
+        Command::ReadModule {
+            page,
+            offset,
+            length,
+        } => read_module(bus, page, offset, length),
     };
     match r {
         Ok(data) => ok(req.tag, data),
         Err(e) => Response::error(req.tag, e),
+    }
+}
+
+/// READ_MODULE: the bytes, or BAD_STATE without a module and DEVICE_ERROR when it does not answer
+/// ([`crate::module`]).
+fn read_module(
+    bus: &mut impl Bus,
+    page: u8,
+    offset: u8,
+    length: u8,
+) -> Result<ResponseData, CmdError> {
+    let mut data = [0u8; MAX_MODULE_BYTES];
+    let dev = |status| CmdError {
+        status,
+        offset: 0,
+        field: "module",
+    };
+    match crate::module::read(bus, page, offset, &mut data[..length as usize]) {
+        Ok(()) => Ok(ResponseData::Module {
+            count: length,
+            data,
+        }),
+        Err(ModuleError::Absent) => Err(dev(Status::BadState)),
+        Err(ModuleError::Range) => Err(refuse(Status::BadParam, &arg::MOD_LENGTH)),
+        Err(_) => Err(dev(Status::DeviceError)),
     }
 }
 

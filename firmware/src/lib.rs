@@ -16,7 +16,7 @@
 //! context entries), [`cc`] (the congestion-control parameters), [`objects`] (the QP, CQ, MR and connection tables the firmware owns), [`exec`] (command
 //! execution), [`packets`] (the packet port: exception packets in, control packets out), [`responder`]
 //! (connection opening: binding a READY QP's connection to its peer and announcing it), [`qp_errors`] (QPs the
-//! core moved to ERROR: closed and reported), [`port`] (the network port's status), [`events`] (the
+//! core moved to ERROR: closed and reported), [`port`] (the network port's status), [`module`] (the transceiver module's management memory), [`events`] (the
 //! asynchronous events the host reads with READ_EVENTS), [`selftest`] (the boot checks), [`Firmware`] (boot
 //! and the service loop), and for the host side
 //! [`image`] (the ELF image as the words the host loads).
@@ -33,6 +33,7 @@ pub mod image;
 pub mod mailbox;
 #[cfg(target_arch = "riscv32")]
 pub mod mmio;
+pub mod module;
 pub mod objects;
 pub mod packets;
 pub mod port;

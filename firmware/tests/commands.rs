@@ -15,7 +15,7 @@ use metaroce_regmap::context::conn::{ConnHot, ConnState};
 use metaroce_regmap::context::mr::{MrAccess, MrContext};
 use metaroce_regmap::context::qp::QpContext;
 use metaroce_regmap::ctxport::table;
-use metaroce_regmap::fwbus::{BootStage, BootStatus};
+use metaroce_regmap::fwbus::{BootStage, BootStatus, PortStatus};
 use std::net::{IpAddr, Ipv4Addr};
 
 fn booted() -> (Firmware, RegSpace) {
@@ -534,6 +534,41 @@ fn a_hung_context_port_gives_internal_not_a_hang() {
     let r = run(&mut fw, &mut regs, 4, cq_cmd());
     assert_eq!(r.status, Status::Internal);
     assert!(fw.objects().cq(0).is_none(), "the CQ is not recorded");
+}
+
+#[test]
+fn read_module_needs_a_module_that_answers() {
+    let (mut fw, mut regs) = booted();
+    let m = Command::ReadModule {
+        page: 0,
+        offset: 0,
+        length: 8,
+    };
+    // No module in the cage: BAD_STATE, and the bus is not touched.
+    regs.port = u32::from(PortStatus::LINK_UP.0);
+    let r = run(&mut fw, &mut regs, 5, m);
+    assert_eq!(r.status, Status::BadState);
+    assert_eq!(regs.i2c_writes, 0);
+    // A module present but nothing on the bus (its address is not acknowledged): DEVICE_ERROR, the bus
+    // released.
+    regs.port = u32::from(PortStatus::LINK_UP.0 | PortStatus::MODULE_PRESENT.0);
+    let r = run(&mut fw, &mut regs, 6, m);
+    assert_eq!(r.status, Status::DeviceError);
+    assert!(regs.i2c_writes > 9, "an address went out bit by bit");
+    assert_eq!(regs.i2c, 0, "both lines released");
+    assert!(regs.stray.is_empty(), "{:x?}", regs.stray);
+    // A range beyond the map is refused by the parser.
+    let r = run(
+        &mut fw,
+        &mut regs,
+        7,
+        Command::ReadModule {
+            page: 0,
+            offset: 255,
+            length: 2,
+        },
+    );
+    assert_eq!((r.status, r.bad_offset), (Status::BadParam, Some(10)));
 }
 
 #[test]

@@ -24,6 +24,8 @@ pub const CMD_VERSION: u8 = 1;
 pub const MAX_COUNTERS_PER_READ: u8 = 7;
 /// Events one `READ_EVENTS` returns at most.
 pub const MAX_EVENTS_PER_READ: usize = 4;
+/// Bytes one `READ_MODULE` returns at most.
+pub const MAX_MODULE_BYTES: usize = 48;
 
 /// Request header fields.
 pub mod hdr {
@@ -278,6 +280,35 @@ pub mod arg {
         32,
         "exception packets handed back to the receive path since boot (CTRL OPENs of bound connections, answered by the core, MR-REL-17)",
     );
+    /// READ_MODULE `page`.
+    pub const MOD_PAGE: Field = Field::new(
+        "page",
+        8,
+        0,
+        8,
+        "the module's upper page mapped at bytes 128..255 for this read (CMIS page select, byte 127); ignored when the read stays below byte 128",
+    );
+    /// READ_MODULE `offset`.
+    pub const MOD_OFFSET: Field =
+        Field::new("offset", 9, 0, 8, "first byte of the module's memory map");
+    /// READ_MODULE `length`.
+    pub const MOD_LENGTH: Field = Field::new(
+        "length",
+        10,
+        0,
+        8,
+        "bytes to read, 1..=48, offset + length <= 256",
+    );
+    /// READ_MODULE response `count`.
+    pub const MOD_COUNT: Field =
+        Field::new("count", 8, 0, 8, "bytes returned (the request's length)");
+    /// READ_MODULE response `data`, 16 bytes per field: the module's bytes `offset..offset + count` in order,
+    /// the rest 0.
+    pub const MOD_DATA: [Field; 3] = [
+        Field::new("data0", 16, 0, 128, "module bytes offset..offset + 16"),
+        Field::new("data1", 32, 0, 128, "module bytes offset + 16..offset + 32"),
+        Field::new("data2", 48, 0, 128, "module bytes offset + 32..offset + 48"),
+    ];
     /// QUERY_QP response `state`.
     pub const QQ_STATE: Field = Field::new(
         "state",
@@ -510,6 +541,8 @@ code_enum! {
         SetCc = 0x60, "SET_CC";
         /// Read the congestion-control and loss-recovery parameters the device uses.
         QueryCc = 0x61, "QUERY_CC";
+        /// Read bytes of the transceiver module's management memory (CMIS, over its two-wire bus).
+        ReadModule = 0x70, "READ_MODULE";
     }
 }
 
@@ -546,6 +579,9 @@ code_enum! {
         NoResources = 7, "NO_RESOURCES";
         /// The firmware failed; the device may need a reset.
         Internal = 8, "INTERNAL";
+        /// A device behind the NIC did not answer: the transceiver module did not acknowledge its address,
+        /// held the management bus, or stretched its clock past the firmware's limit (READ_MODULE).
+        DeviceError = 9, "DEVICE_ERROR";
     }
 }
 
@@ -588,7 +624,7 @@ macro_rules! lay {
 }
 
 /// Request layouts, one per opcode (in [`Opcode::ALL`] order).
-pub const REQUESTS: [Layout; 15] = [
+pub const REQUESTS: [Layout; 16] = [
     lay!("QUERY_DEVICE", "no arguments", H;),
     lay!("CREATE_CQ", "create a completion queue", H; arg::CQ_RING, arg::CQ_LOG, arg::CQ_VECTOR, arg::CQ_USEC, arg::CQ_COUNT),
     lay!("MODIFY_CQ", "change a CQ's moderation", H; arg::CQN, arg::MCQ_USEC, arg::MCQ_COUNT),
@@ -607,6 +643,7 @@ pub const REQUESTS: [Layout; 15] = [
         arg::CC_LINE_RATE, arg::CC_BASE_RTT, arg::CC_RTO_MIN, arg::CC_RTO_INIT, arg::CC_RTO_MAX,
         arg::CC_ACK_DELAY, arg::CC_ACK_RATIO, arg::CC_RETRY_LIMIT, arg::CC_REORDER),
     lay!("QUERY_CC", "no arguments", H;),
+    lay!("READ_MODULE", "read the transceiver module's management memory", H; arg::MOD_PAGE, arg::MOD_OFFSET, arg::MOD_LENGTH),
 ];
 
 /// The 64-byte response layout of a response header alone.
@@ -620,7 +657,7 @@ const fn resp(name: &'static str, doc: &'static str, fields: &'static [Field]) -
 }
 
 /// Response layouts, one per opcode (in [`Opcode::ALL`] order). Error responses carry the header only.
-pub const RESPONSES: [Layout; 15] = [
+pub const RESPONSES: [Layout; 16] = [
     resp(
         "QUERY_DEVICE",
         "free resources and firmware version",
@@ -755,6 +792,20 @@ pub const RESPONSES: [Layout; 15] = [
             arg::CC_REORDER,
             arg::CC_TARGET,
             arg::CC_MIN_RTT_WINDOW,
+        ],
+    ),
+    resp(
+        "READ_MODULE",
+        "the bytes read",
+        &[
+            R[0],
+            R[1],
+            R[2],
+            R[3],
+            arg::MOD_COUNT,
+            arg::MOD_DATA[0],
+            arg::MOD_DATA[1],
+            arg::MOD_DATA[2],
         ],
     ),
 ];
@@ -906,6 +957,15 @@ pub enum Command {
     SetCc(CcParams),
     /// QUERY_CC.
     QueryCc,
+    /// READ_MODULE.
+    ReadModule {
+        /// Upper page for bytes 128..=255.
+        page: u8,
+        /// First byte.
+        offset: u8,
+        /// Bytes to read (1..=[`MAX_MODULE_BYTES`]).
+        length: u8,
+    },
 }
 
 impl Command {
@@ -927,6 +987,7 @@ impl Command {
             Command::ReadEvents => Opcode::ReadEvents,
             Command::SetCc(_) => Opcode::SetCc,
             Command::QueryCc => Opcode::QueryCc,
+            Command::ReadModule { .. } => Opcode::ReadModule,
         }
     }
 }
@@ -1132,6 +1193,20 @@ impl Request {
             Opcode::ReadEvents => Command::ReadEvents,
             Opcode::SetCc => Command::SetCc(parse_cc(buf)?),
             Opcode::QueryCc => Command::QueryCc,
+            Opcode::ReadModule => {
+                let offset = g(&arg::MOD_OFFSET)?;
+                let length = g(&arg::MOD_LENGTH)?;
+                check(
+                    (1..=MAX_MODULE_BYTES as u64).contains(&length),
+                    &arg::MOD_LENGTH,
+                )?;
+                check(offset + length <= 256, &arg::MOD_LENGTH)?;
+                Command::ReadModule {
+                    page: g(&arg::MOD_PAGE)? as u8,
+                    offset: offset as u8,
+                    length: length as u8,
+                }
+            }
         };
         Ok(Request { tag, command })
     }
@@ -1191,6 +1266,15 @@ impl Request {
             Command::ReadCounters { first, count } => {
                 arg::CTR_FIRST.set(buf, first as u64)?;
                 arg::CTR_COUNT.set(buf, count as u64)?;
+            }
+            Command::ReadModule {
+                page,
+                offset,
+                length,
+            } => {
+                arg::MOD_PAGE.set(buf, page as u64)?;
+                arg::MOD_OFFSET.set(buf, offset as u64)?;
+                arg::MOD_LENGTH.set(buf, length as u64)?;
             }
         }
         Ok(())
@@ -1443,6 +1527,13 @@ pub enum ResponseData {
     Cc(CcInfo),
     /// QUERY_QP.
     QpInfo(QpInfo),
+    /// READ_MODULE: `count` bytes (the rest 0).
+    Module {
+        /// Bytes returned.
+        count: u8,
+        /// The bytes.
+        data: [u8; MAX_MODULE_BYTES],
+    },
 }
 
 /// A mailbox response.
@@ -1480,6 +1571,7 @@ impl Response {
                 | (Opcode::ReadEvents, ResponseData::Events(_))
                 | (Opcode::QueryCc, ResponseData::Cc(_))
                 | (Opcode::QueryQp, ResponseData::QpInfo(_))
+                | (Opcode::ReadModule, ResponseData::Module { .. })
                 | (
                     Opcode::ModifyCq
                         | Opcode::DestroyCq
@@ -1556,6 +1648,19 @@ impl Response {
                 arg::QQ_PEER_CID.set(buf, q.peer_cid as u64)?;
                 arg::QQ_ISN.set(buf, q.isn as u64)?;
                 arg::QQ_PEER_ISN.set(buf, q.peer_isn as u64)?;
+            }
+            ResponseData::Module { count, data } => {
+                if !(1..=MAX_MODULE_BYTES).contains(&(count as usize))
+                    || data[count as usize..].iter().any(|b| *b != 0)
+                {
+                    return Err(Error::Invalid {
+                        field: arg::MOD_COUNT.name,
+                    });
+                }
+                arg::MOD_COUNT.set(buf, count as u64)?;
+                for (f, d) in arg::MOD_DATA.iter().zip(data.chunks_exact(16)) {
+                    f.set_bytes(buf, d)?;
+                }
             }
             ResponseData::Cc(c) => {
                 c.params.emit(buf)?;
@@ -1663,6 +1768,24 @@ impl Response {
                     isn: arg::QQ_ISN.get(buf)? as u32,
                     peer_isn: arg::QQ_PEER_ISN.get(buf)? as u32,
                 }),
+                Opcode::ReadModule => {
+                    let count = arg::MOD_COUNT.get(buf)? as usize;
+                    let mut data = [0u8; MAX_MODULE_BYTES];
+                    for (f, d) in arg::MOD_DATA.iter().zip(data.chunks_exact_mut(16)) {
+                        d.copy_from_slice(f.bytes(buf)?);
+                    }
+                    if !(1..=MAX_MODULE_BYTES).contains(&count)
+                        || data[count..].iter().any(|b| *b != 0)
+                    {
+                        return Err(Error::Invalid {
+                            field: arg::MOD_COUNT.name,
+                        });
+                    }
+                    ResponseData::Module {
+                        count: count as u8,
+                        data,
+                    }
+                }
                 Opcode::QueryCc => ResponseData::Cc(CcInfo {
                     params: CcParams::get(buf)?,
                     target_qdelay_ns: arg::CC_TARGET.get(buf)? as u32,

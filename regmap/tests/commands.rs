@@ -311,3 +311,58 @@ fn read_events_responses_are_checked() {
     r[8] = 1;
     assert_eq!(status(&r), (Status::BadReserved, 8));
 }
+
+#[test]
+fn read_module_checks() {
+    let m = |page, offset, length| Command::ReadModule {
+        page,
+        offset,
+        length,
+    };
+    let limits = CapsRepr::REFERENCE.limits();
+    for ok in [m(0, 0, 1), m(3, 0, 48), m(0, 208, 48), m(0xFF, 255, 1)] {
+        assert_eq!(
+            Request::parse(&emit(ok), &limits).unwrap().command,
+            ok,
+            "{ok:?}"
+        );
+    }
+    for bad in [m(0, 0, 0), m(0, 0, 49), m(0, 209, 48), m(0, 255, 2)] {
+        assert_eq!(status(&emit(bad)), (Status::BadParam, 10), "{bad:?}");
+    }
+    let mut b = emit(m(0, 0, 4));
+    b[11] = 1;
+    assert_eq!(status(&b), (Status::BadReserved, 11));
+    // A response carries `count` bytes; a byte beyond them is refused, so is a count of 0 or over 48.
+    let ok = |count: u8, data| Response {
+        tag: 5,
+        status: Status::Ok,
+        bad_offset: None,
+        data: ResponseData::Module { count, data },
+    };
+    let mut data = [0u8; MAX_MODULE_BYTES];
+    data[..3].copy_from_slice(&[0x1E, 0x50, 0x06]);
+    let mut b = [0u8; CMD_BYTES];
+    ok(3, data).emit(Opcode::ReadModule, &mut b).unwrap();
+    assert_eq!(b[16..19], [0x1E, 0x50, 0x06]);
+    assert_eq!(
+        Response::parse(&b, Opcode::ReadModule, 0).unwrap(),
+        ok(3, data)
+    );
+    let mut c = b;
+    c[19] = 1;
+    assert!(Response::parse(&c, Opcode::ReadModule, 0).is_err());
+    let mut c = b;
+    c[8] = 0;
+    assert!(Response::parse(&c, Opcode::ReadModule, 0).is_err());
+    let mut c = b;
+    c[8] = 49;
+    assert!(Response::parse(&c, Opcode::ReadModule, 0).is_err());
+    assert!(ok(0, [0; MAX_MODULE_BYTES])
+        .emit(Opcode::ReadModule, &mut [0u8; CMD_BYTES])
+        .is_err());
+    data[40] = 7;
+    assert!(ok(3, data)
+        .emit(Opcode::ReadModule, &mut [0u8; CMD_BYTES])
+        .is_err());
+}

@@ -352,6 +352,13 @@ fn arb_command() -> impl Strategy<Value = Command> {
             .prop_map(|(first, count)| Command::ReadCounters { first, count }),
         Just(Command::ReadEvents),
         Just(Command::QueryCc),
+        (any::<u8>(), 1usize..=MAX_MODULE_BYTES)
+            .prop_flat_map(|(page, length)| (Just(page), 0..=256 - length, Just(length)))
+            .prop_map(|(page, offset, length)| Command::ReadModule {
+                page,
+                offset: offset as u8,
+                length: length as u8,
+            }),
         (any::<[u32; 5]>(), any::<u16>(), 1u8..=64, 0u8..=7, 16u16..).prop_map(
             |(w, ack_delay_ns, ack_ratio, retry_limit, reorder_distance)| {
                 let (lo, hi) = (w[2].min(w[4]).max(1), w[2].max(w[4]).max(1));
@@ -481,6 +488,18 @@ fn arb_response() -> impl Strategy<Value = (Opcode, Response)> {
                         pending: w[0] as u16,
                         lost: w[1],
                     })
+                }
+                Opcode::ReadModule => {
+                    // 1..=48 bytes from the random values.
+                    let n = w[12] as usize % MAX_MODULE_BYTES + 1;
+                    let mut data = [0u8; MAX_MODULE_BYTES];
+                    for (k, d) in data.iter_mut().enumerate().take(n) {
+                        *d = (vals[k / 8] >> (8 * (k % 8))) as u8;
+                    }
+                    ResponseData::Module {
+                        count: n as u8,
+                        data,
+                    }
                 }
                 _ => ResponseData::None,
             };

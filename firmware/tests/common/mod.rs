@@ -108,6 +108,11 @@ pub struct RegSpace {
     pub qperr: VecDeque<(u32, u32)>,
     /// The port's status (`EVT.PORT`).
     pub port: u32,
+    /// `SYS.I2C` as written (the management bus has its pull-ups and nothing else: a line is low only while
+    /// the firmware pulls it).
+    pub i2c: u32,
+    /// Writes of `SYS.I2C`.
+    pub i2c_writes: u32,
     /// Writes of `EVT.RAISE` (interrupts raised).
     pub raised: u32,
     /// Connections of the `EVT.QP_FAIL` requests taken.
@@ -168,6 +173,8 @@ impl RegSpace {
             tx_busy: false,
             qperr: VecDeque::new(),
             port: 0,
+            i2c: 0,
+            i2c_writes: 0,
             raised: 0,
             fails: Vec::new(),
             endpoint_writes: Vec::new(),
@@ -327,6 +334,19 @@ impl Bus for RegSpace {
             }
             a if a == SYS_BASE + sys::TIME_HI => self.time_hi,
             a if a == SYS_BASE + sys::BOOT => self.boot,
+            a if a == SYS_BASE + sys::I2C => {
+                self.i2c
+                    | if self.i2c & sys::I2C_SCL_LOW == 0 {
+                        sys::I2C_SCL_IN
+                    } else {
+                        0
+                    }
+                    | if self.i2c & sys::I2C_SDA_LOW == 0 {
+                        sys::I2C_SDA_IN
+                    } else {
+                        0
+                    }
+            }
             a if a == PKT_BASE + pkt::RX_STATUS => {
                 let queued = self.pkt_in.len().saturating_sub(1) as u32;
                 u32::from(!self.pkt_in.is_empty()) | queued << pkt::STATUS_QUEUED_LSB
@@ -368,6 +388,10 @@ impl Bus for RegSpace {
             }
             a if a == SYS_BASE + sys::BOOT => self.boot = value,
             a if a == SYS_BASE + sys::CONSOLE => self.console.push(value as u8),
+            a if a == SYS_BASE + sys::I2C => {
+                self.i2c = value & (sys::I2C_SCL_LOW | sys::I2C_SDA_LOW);
+                self.i2c_writes += 1;
+            }
             a if a == PKT_BASE + pkt::RX_POP => {
                 self.pkt_in.pop_front();
             }
