@@ -10,7 +10,7 @@ use metaroce_proto::wire::{
 };
 use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::{
-    CcParams, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, Event, EventType, Moderation,
+    arg, CcParams, Command, CreateCq, CreateMr, CreateQp, DeviceInfo, Event, EventType, Moderation,
     ModifyQp, QpState, Remote, Request, ResponseData, Status, CMD_BYTES,
 };
 use metaroce_regmap::context::mr::MrAccess;
@@ -24,6 +24,7 @@ use metaroce_sim::cosim::core::{core_model, cosim_config, BenchTiming, CoreBench
 use metaroce_sim::cosim::demo::PERIOD_PS;
 use metaroce_sim::cosim::firmware;
 use metaroce_sim::cosim::host;
+use metaroce_sim::cosim::module::Module;
 use metaroce_sim::cosim::pair::NicPair;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -231,6 +232,46 @@ fn firmware_boots_on_the_core_and_serves_the_mailbox() {
         rd(&mut b, ep::reg::ACK) & 0x7F,
         4,
         "a refused set changes nothing"
+    );
+
+    // The transceiver module's memory over its management bus, driven by the firmware bit by bit.
+    let module = |page, offset, length| Command::ReadModule {
+        page,
+        offset,
+        length,
+    };
+    let bytes = |r: &metaroce_regmap::command::Response| match r.data {
+        ResponseData::Module { count, data } => data[..count as usize].to_vec(),
+        _ => panic!("{r:?}"),
+    };
+    let (r, cycles) = run(&mut b, 14, module(0, 0, 16));
+    println!("READ_MODULE (16 bytes of the lower page): {cycles} cycles");
+    assert_eq!(bytes(&r), Module::reference().lower[..16]);
+    let (r, cycles) = run(&mut b, 15, module(0, 129, 16));
+    println!("READ_MODULE (16 bytes of page 0, page select first): {cycles} cycles");
+    assert_eq!(bytes(&r), b"METAROCE        ", "the vendor name");
+    let (r, _) = run(&mut b, 16, module(1, 128, 2));
+    assert_eq!(bytes(&r), [0x10, 0x02], "page 1");
+    let transfers = b.module.as_ref().map_or(0, |m| m.transfers);
+    assert_eq!(transfers, 2 + 3 + 3, "every read went over the bus");
+    let (r, _) = run(&mut b, 17, module(0, 250, 7));
+    assert_eq!(
+        (r.status, r.bad_offset),
+        (Status::BadParam, Some(arg::MOD_LENGTH.byte as u16))
+    );
+    // A module that does not answer, then no module in the cage.
+    b.module.as_mut().expect("module").answers = false;
+    let (r, cycles) = run(&mut b, 18, module(0, 0, 1));
+    println!("READ_MODULE (address not acknowledged): {cycles} cycles");
+    assert_eq!(r.status, Status::DeviceError);
+    b.module.as_mut().expect("module").answers = true;
+    b.set_port_status(PortStatus::LINK_UP.0);
+    let (r, _) = run(&mut b, 19, module(0, 0, 1));
+    assert_eq!(r.status, Status::BadState);
+    assert_eq!(
+        b.module.as_ref().map_or(0, |m| m.transfers),
+        transfers,
+        "nothing went over the bus"
     );
     assert!(!b.fw_trap().expect("trap"), "the processor never trapped");
 }

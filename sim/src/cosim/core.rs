@@ -7,6 +7,7 @@ use super::bus::{
 };
 use super::host_mem::{DmaServer, MemTiming};
 use super::model::{Model, ModelError, ModelKind, PortId};
+use super::module::Module;
 use metaroce_hdl::{CoreConfig, DataWidth};
 use metaroce_regmap::fwbus::PortStatus;
 use std::collections::HashMap;
@@ -160,6 +161,10 @@ pub struct CoreBench {
     console_ports: (PortId, PortId),
     trap_port: PortId,
     port_status: PortId,
+    /// The transceiver module on the core's management bus (`None`: the bus has only its pull-ups).
+    pub module: Option<Module>,
+    /// The management bus: the core's `i2c_scl_oe`, `i2c_sda_oe`, `i2c_scl_i`, `i2c_sda_i`.
+    i2c: [PortId; 4],
 }
 
 impl CoreBench {
@@ -206,12 +211,21 @@ impl CoreBench {
             ),
             trap_port: kind.port("fw_trap")?,
             port_status: kind.port("port_status")?,
+            module: Some(Module::reference()),
+            i2c: [
+                kind.port("i2c_scl_oe")?,
+                kind.port("i2c_sda_oe")?,
+                kind.port("i2c_scl_i")?,
+                kind.port("i2c_sda_i")?,
+            ],
             m: {
                 m.set_bit(rst, true);
                 m
             },
         };
         b.set_port_status(PortStatus::LINK_UP.0 | PortStatus::MODULE_PRESENT.0);
+        b.m.set_bit(b.i2c[2], true);
+        b.m.set_bit(b.i2c[3], true);
         b.m.steps(4);
         b.m.set_bit(rst, false);
         b.run(2 * (1u64 << cfg.conn_bits) + 64)?;
@@ -237,6 +251,15 @@ impl CoreBench {
         if m.get_bit(self.console_ports.0) {
             self.console.push(m.get(self.console_ports.1) as u8);
         }
+        // The management bus: open drain, each line high unless the core or the module pulls it low. The
+        // core's inputs take the lines for the next cycle (it synchronises them anyway).
+        let scl = !m.get_bit(self.i2c[0]) && !self.module.as_ref().is_some_and(|d| d.stuck_scl);
+        let sda = !m.get_bit(self.i2c[1]) && !self.module.as_ref().is_some_and(|d| d.pulls_sda());
+        if let Some(d) = self.module.as_mut() {
+            d.clock(scl, sda);
+        }
+        m.set_bit(self.i2c[2], scl);
+        m.set_bit(self.i2c[3], sda);
         m.step();
         if let Some(v) = self.violation() {
             return Err(BenchError::Violation(v.clone()));

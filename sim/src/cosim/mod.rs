@@ -5,6 +5,7 @@
 //! - [`bus`]: cycle-level testbench agents: the AXI-Lite register master, stream sources and sinks with random
 //!   idle and back-pressure, and the stream monitors that fail a run on any handshake violation;
 //! - [`host_mem`]: host memory serving the core's DMA interface with latency and back-pressure;
+//! - [`module`]: the transceiver module on the core's management bus (a CMIS two-wire target);
 //! - [`core`]: the `metaroce_core` model at its co-simulation size and a bench of one core;
 //! - [`firmware`]: the firmware image loaded into a core's control processor, booted, and commanded through the
 //!   mailbox;
@@ -29,6 +30,7 @@ pub mod host_mem;
 pub mod interop;
 pub mod model;
 pub mod model_twin;
+pub mod module;
 pub mod pair;
 pub mod shim;
 
