@@ -7,7 +7,6 @@
 use metaroce_firmware::bus::Bus;
 use metaroce_firmware::module::{self, ModuleError};
 use metaroce_proto::harness::rng::Rng;
-use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
 use metaroce_regmap::command::MAX_MODULE_BYTES;
 use metaroce_regmap::endpoint;
 use metaroce_regmap::fwbus::{evt, sys, PortStatus, EVT_BASE, REG_BASE, SYS_BASE};
@@ -57,11 +56,7 @@ impl Wire {
 impl Bus for Wire {
     fn read(&mut self, addr: u32) -> u32 {
         self.tick();
-        let ep = DEFAULT_MAP
-            .iter()
-            .find(|(k, _)| *k == BlockType::Endpoint)
-            .map(|b| b.1)
-            .expect("endpoint block");
+        let ep = metaroce_firmware::cc::endpoint_base().expect("endpoint block");
         match addr {
             a if a == SYS_BASE + sys::TIME_LO => self.time as u32,
             a if a == SYS_BASE + sys::TIME_HI => (self.time >> 32) as u32,
@@ -161,7 +156,11 @@ fn faults_are_errors_not_hangs() {
     let mut w = Wire::new(Module::reference());
     w.port = u32::from(PortStatus::LINK_UP.0);
     assert_eq!(read(&mut w, 0, 0, 4), Err(ModuleError::Absent));
-    assert_eq!((w.module.transfers, w.starts_stops, w.time), (0, 0, 5));
+    assert_eq!(
+        (w.module.transfers, w.starts_stops, w.time),
+        (0, 0, ACCESS_CYCLES),
+        "one access: the port's status"
+    );
     // A module that does not answer: its address is not acknowledged.
     let mut m = Module::reference();
     m.answers = false;
