@@ -1,7 +1,7 @@
 //! The project's flows: demo, the full test run, benchmarks, golden vectors.
 
 use crate::bootstrap;
-use crate::util::{cargo, repo_root, run};
+use crate::util::{cargo, repo_root, run, target_dir};
 use std::process::Command;
 
 /// Features the reference model is tested and demonstrated with.
@@ -48,13 +48,21 @@ pub fn test() -> Result<(), String> {
     ]))?;
     vectors(true)?;
     firmware()?;
-    crate::hdl::check(&tools)?;
-    let totals = run_tests(
-        cargo()
-            .args(["test", "--workspace", "--release", "--all-features"])
+    let tests = || {
+        let mut cmd = cargo();
+        cmd.args(["test", "--workspace", "--release", "--all-features"])
             .env("METAROCE_PYTHON", &tools.python)
-            .env("METAROCE_VERILATOR_ROOT", &tools.verilator_root),
+            .env("METAROCE_VERILATOR_ROOT", &tools.verilator_root);
+        cmd
+    };
+    // The test build first: it makes the Verilog generator too, with the features the tests unify, so
+    // `metaroce-hdl` (minutes in release) is compiled once, not once more for `cargo run -p metaroce-hdl`.
+    run(tests().arg("--no-run"))?;
+    crate::hdl::check(
+        &tools,
+        &target_dir().join("release").join(crate::hdl::GENERATOR),
     )?;
+    let totals = run_tests(&mut tests())?;
     println!(
         "tests: {} passed, {} failed, {} skipped",
         totals.passed, totals.failed, totals.ignored
@@ -81,10 +89,7 @@ pub fn firmware() -> Result<(), String> {
         .args(args)
         .args(["--", "-D", "warnings"]))?;
     run(cargo().arg("build").args(args))?;
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| crate::util::repo_root().join("target"));
-    let elf = target_dir
+    let elf = target_dir()
         .join(target)
         .join(metaroce_firmware::image::PROFILE)
         .join("metaroce-fw");

@@ -7,7 +7,7 @@
 //! `VERILATOR_ROOT`.
 
 use crate::bootstrap::Tools;
-use crate::util::{cargo, repo_root, run};
+use crate::util::{cargo, repo_root, run, target_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,14 +20,24 @@ pub fn verilog(args: &[String]) -> Result<(), String> {
     if !a.iter().any(|x| x == "--out") {
         a.extend(["--out".to_string(), "target/hdl/verilog".to_string()]);
     }
-    generate(&a)
+    generate(&generator()?, &a)
 }
 
-fn generate(args: &[String]) -> Result<(), String> {
+/// The name of `metaroce-hdl`'s Verilog generator binary.
+pub const GENERATOR: &str = "metaroce-verilog";
+
+/// Builds the Verilog generator (release) and returns its path.
+fn generator() -> Result<PathBuf, String> {
     run(cargo()
-        .args(["run", "--quiet", "--release", "-p", "metaroce-hdl"])
-        .args(["--bin", "metaroce-verilog", "--"])
-        .args(args))
+        .args(["build", "--quiet", "--release", "-p", "metaroce-hdl"])
+        .args(["--bin", GENERATOR]))?;
+    Ok(target_dir().join("release").join(GENERATOR))
+}
+
+/// Runs the Verilog generator `bin` with `args`, in the repository root.
+fn generate(bin: &Path, args: &[String]) -> Result<(), String> {
+    let mut cmd = Command::new(bin);
+    run(cmd.current_dir(repo_root()).args(args))
 }
 
 /// The `.v` files of a directory, sorted.
@@ -112,17 +122,20 @@ fn yosys_within(
 /// `check -assert` (no combinational loops, no multiple drivers, no undriven wires). The UltraScale+ mapping of
 /// `cargo xtask synth` takes about half an hour for every block (12 minutes of it the whole core) and is run
 /// for the report, not in CI.
-pub fn check(tools: &Tools) -> Result<(), String> {
+pub fn check(tools: &Tools, generator: &Path) -> Result<(), String> {
     let root = repo_root().join("target").join("hdl").join("check");
     for width in ["512", "1024"] {
         let dir = root.join(width);
         let _ = std::fs::remove_dir_all(&dir);
-        generate(&[
-            "--out".into(),
-            dir.to_string_lossy().into_owned(),
-            "--width".into(),
-            width.into(),
-        ])?;
+        generate(
+            generator,
+            &[
+                "--out".into(),
+                dir.to_string_lossy().into_owned(),
+                "--width".into(),
+                width.into(),
+            ],
+        )?;
         for f in verilog_files(&dir)? {
             lint(tools, &f)?;
         }
@@ -137,6 +150,11 @@ pub fn check(tools: &Tools) -> Result<(), String> {
         )?;
     }
     Ok(())
+}
+
+/// [`check`] with the generator built by `cargo build --release -p metaroce-hdl` (`cargo xtask hdl-check`).
+pub fn check_built(tools: &Tools) -> Result<(), String> {
+    check(tools, &generator()?)
 }
 
 /// Resources of the logic of one synthesized module (UltraScale+ cells after `synth_xilinx -family xcup`, the
@@ -680,12 +698,15 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     // Every block is generated (it takes a second), so that the table lists all of them and the core's
     // black boxes can be recognised; only the named ones are synthesized.
-    generate(&[
-        "--out".to_string(),
-        dir.to_string_lossy().into_owned(),
-        "--width".to_string(),
-        width.clone(),
-    ])?;
+    generate(
+        &generator()?,
+        &[
+            "--out".to_string(),
+            dir.to_string_lossy().into_owned(),
+            "--width".to_string(),
+            width.clone(),
+        ],
+    )?;
     for n in &names {
         if !dir.join(format!("{n}.v")).exists() {
             return Err(format!(

@@ -45,7 +45,7 @@ fn main() -> ExitCode {
         Some("vectors") => flows::vectors(false),
         Some("eval") => flows::eval(&rest),
         Some("verilog") => hdl::verilog(&rest),
-        Some("hdl-check") => bootstrap::all().and_then(|t| hdl::check(&t)),
+        Some("hdl-check") => bootstrap::all().and_then(|t| hdl::check_built(&t)),
         Some("synth") => bootstrap::all().and_then(|t| hdl::synth(&t, &rest)),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");

@@ -34,6 +34,13 @@ pub fn have(program: &str) -> bool {
         .is_ok()
 }
 
+/// Cargo's target folder: `CARGO_TARGET_DIR`, else `target` in the repository.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
+}
+
 /// `cargo`, as the one that runs this xtask.
 pub fn cargo() -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
