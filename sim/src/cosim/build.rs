@@ -157,6 +157,16 @@ const MAKE_ARGS: &[&str] = &[
     "CFG_CXXFLAGS_PCH_I=-include",
 ];
 
+/// Make options of a model with waveform support: it replays a failed run or records one on request, so it is
+/// compiled with light optimisation (the whole core in about half the time of [`MAKE_ARGS`], and it
+/// runs about half as fast).
+const TRACE_MAKE_ARGS: &[&str] = &[
+    "OPT_FAST=-O1",
+    "OPT_SLOW=-O0",
+    "OPT_GLOBAL=-O1",
+    "CFG_CXXFLAGS_PCH_I=-include",
+];
+
 /// Further Verilator options from `METAROCE_VERILATOR_ARGS` (split at white space), for studying a model: for
 /// example `--prof-cfuncs`, which names each generated function after the Verilog it came from, so a profiler
 /// attributes the evaluation time to modules. They are part of the cache key.
@@ -195,6 +205,11 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
     let root = verilator_root()?;
     let shim = shim::source(&src.top, &src.ports, &src.clk);
     let extra = extra_args();
+    let make_args = if src.trace {
+        TRACE_MAKE_ARGS
+    } else {
+        MAKE_ARGS
+    };
     let mut h = DefaultHasher::new();
     (
         &src.verilog,
@@ -202,7 +217,7 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
         &root,
         VERILATOR_ARGS,
         &extra,
-        MAKE_ARGS,
+        make_args,
         src.trace,
         LINK_VERSION,
     )
@@ -241,7 +256,7 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
         .arg("-C")
         .arg(&obj)
         .args(["-f", &format!("{class}.mk"), "-j", "2"])
-        .args(MAKE_ARGS))?;
+        .args(make_args))?;
     let inc = root.join("include");
     let trace = if src.trace {
         ["-DCOSIM_TRACE=1", "-DVM_TRACE=1", "-DVM_TRACE_VCD=1"]
