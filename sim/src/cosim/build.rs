@@ -8,6 +8,9 @@
 //! it. A second build of the same source reuses the library; concurrent builds of one source (test threads,
 //! test binaries) each build in a private folder and the first to finish publishes it.
 //!
+//! The Verilator runtime (`libverilated.a`, about 15 s of compiling) does not depend on the design: the first
+//! model built with a set of options publishes it in the cache and every later one links that archive.
+//!
 //! Build time for the whole core at its co-simulation size: about 8 s to verilate and 40 s to compile on two
 //! cores; a block takes a few seconds.
 
@@ -200,6 +203,56 @@ fn write(path: &Path, text: &str) -> Result<(), BuildError> {
     std::fs::write(path, text).map_err(|e| BuildError::Io(path.to_path_buf(), e))
 }
 
+/// The Verilator runtime archive a model's makefile builds.
+const RUNTIME: &str = "libverilated.a";
+
+/// Changes whenever the way the runtime is shared changes (part of its cache key).
+const RUNTIME_VERSION: u32 = 1;
+
+/// The cache folder name of the Verilator runtime (`libverilated.a`) for a verilated model in `obj`: the
+/// runtime depends on the Verilator installation, the options and the model makefile's switches (tracing,
+/// timing, coverage), never on the design, so every model with the same ones links the same archive.
+fn runtime_key(
+    root: &Path,
+    extra: &[String],
+    make_args: &[&str],
+    obj: &Path,
+    class: &str,
+) -> Result<String, BuildError> {
+    let classes = obj.join(format!("{class}_classes.mk"));
+    let text = std::fs::read_to_string(&classes).map_err(|e| BuildError::Io(classes.clone(), e))?;
+    // `VM_NAME = value` lines, except the one that only says how the model's own files are compiled.
+    let switches: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("VM_") && l.contains(" = "))
+        .filter(|l| !l.starts_with("VM_PARALLEL_BUILDS"))
+        .collect();
+    let mut h = DefaultHasher::new();
+    (
+        root,
+        VERILATOR_ARGS,
+        extra,
+        make_args,
+        &switches,
+        RUNTIME_VERSION,
+    )
+        .hash(&mut h);
+    Ok(format!("verilated-runtime-{:016x}", h.finish()))
+}
+
+/// Publishes a freshly built runtime archive under `dir` for the next models; the first to finish wins, and a
+/// failure only means the next model builds its own.
+fn publish_runtime(archive: &Path, dir: &Path) {
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let copied = std::fs::create_dir_all(&tmp)
+        .and_then(|()| std::fs::copy(archive, tmp.join(RUNTIME)))
+        .is_ok();
+    if !copied || std::fs::rename(&tmp, dir).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
 /// Builds (or finds in the cache) the shared library of `src`; returns its path.
 pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
     let root = verilator_root()?;
@@ -251,12 +304,23 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
         .arg(&obj)
         .args(["--top-module", &src.top])
         .arg(&v))?;
+    let runtime_dir = cache.join(runtime_key(&root, &extra, make_args, &obj, &class)?);
+    let shared_runtime = runtime_dir.join(RUNTIME);
+    let have_runtime = shared_runtime.exists();
     run(Command::new("make")
         .env("VERILATOR_ROOT", &root)
         .arg("-C")
         .arg(&obj)
         .args(["-f", &format!("{class}.mk"), "-j", "2"])
-        .args(make_args))?;
+        .args(make_args)
+        // With the runtime already built, only the model's own archive.
+        .args(have_runtime.then(|| format!("lib{class}.a"))))?;
+    let runtime = if have_runtime {
+        shared_runtime
+    } else {
+        publish_runtime(&obj.join(RUNTIME), &runtime_dir);
+        obj.join(RUNTIME)
+    };
     let inc = root.join("include");
     let trace = if src.trace {
         ["-DCOSIM_TRACE=1", "-DVM_TRACE=1", "-DVM_TRACE_VCD=1"]
@@ -278,7 +342,7 @@ pub fn build(src: &ModelSource) -> Result<PathBuf, BuildError> {
         // the archives then supply only what is still missing.
         .args(src.trace.then(|| inc.join("verilated_vcd_c.cpp")))
         .arg(obj.join(format!("lib{class}.a")))
-        .arg(obj.join("libverilated.a"))
+        .arg(&runtime)
         .args(["-pthread", "-o", &lib]))?;
     // Publish: keep only the library; the first finished build of a key wins.
     let _ = std::fs::remove_dir_all(&obj);
