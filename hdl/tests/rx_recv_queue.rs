@@ -6,6 +6,9 @@
 //! meanwhile was never taken and the receive path stalled for good (found by the two-core co-simulation with
 //! back-to-back SEND messages: recv_queue offering a packet, the MR check full, the completion stage in its pop
 //! state).
+//!
+//! The RQ flush of a QP in ERROR (MR-SEM-38): every posted RQE leaves flushed in ring order, from the cache or
+//! read, RQEs posted during the flush included, packets interleaved, and nothing is left for a pop.
 
 use metaroce_hdl::dma::DmaDesc;
 use metaroce_hdl::records::{CtxWrite, PktMeta};
@@ -78,6 +81,8 @@ impl Tb {
         u.s_axis_dma_rd_tvalid.next = false;
         u.s_axis_pop_tvalid.next = false;
         u.m_axis_popped_tready.next = false;
+        u.s_axis_flush_tvalid.next = false;
+        u.m_axis_flushed_tready.next = false;
     }
 
     fn clock(&mut self) {
@@ -423,4 +428,112 @@ fn mr_sem_27_prefetch_reaches_no_further_than_the_cache_holds() {
         assert!(c.rqe_ok && !c.nack, "cached RQE {n}: {c:?}");
         assert_eq!(c.rqe_addr, rqe(n).addr.to_bits::<64>());
     }
+}
+
+/// Requests a flush of `QPN` and clocks until the request is done, serving every RQE read and taking every
+/// flushed RQE; offers `pkt` (if any) from the first flushed RQE on and returns the flushed RQEs' `(index, wr_id)` and the cycle of
+/// each, with the cycle the packet was taken.
+fn flush(tb: &mut Tb, pkt: Option<PktMeta>) -> (Vec<(u64, u64)>, Vec<u64>, Option<u64>) {
+    tb.u.s_axis_flush_tdata.next = QPN.to_bits();
+    tb.u.s_axis_flush_tvalid.next = true;
+    tb.wait("flush request taken", |u| u.s_axis_flush_tready.val());
+    tb.clock();
+    tb.u.s_axis_flush_tvalid.next = false;
+    tb.u.m_axis_flushed_tready.next = true;
+    tb.u.m_axis_pkt_tready.next = true;
+    tb.u.m_axis_dma_rd_desc_tready.next = true;
+    let (mut out, mut at, mut taken) = (Vec::new(), Vec::new(), None);
+    for _ in 0..2_000 {
+        tb.settle();
+        let u = &tb.u;
+        assert!(!u.m_axis_popped_tvalid.val(), "a flush answers no pop");
+        let pkt_go = u.s_axis_pkt_tvalid.val() && u.s_axis_pkt_tready.val();
+        if pkt_go {
+            taken = Some(tb.cycles);
+        }
+        if u.m_axis_flushed_tvalid.val() {
+            let f: RqePop = u.m_axis_flushed_tdata.val();
+            assert!(f.ok, "a flushed RQE: {f:?}");
+            assert_eq!(f.qpn, QPN.to_bits::<24>());
+            assert_eq!(f.cqn, 3u64.to_bits::<24>());
+            out.push((f.index.index() as u64, f.wr_id.to_u64()));
+            at.push(tb.cycles);
+        }
+        // An RQE read: its answer is offered from the next cycle until taken.
+        let desc = u
+            .m_axis_dma_rd_desc_tvalid
+            .val()
+            .then(|| u.m_axis_dma_rd_desc_tdata.val());
+        let data_go = u.s_axis_dma_rd_tvalid.val() && u.s_axis_dma_rd_tready.val();
+        let done = u.s_axis_flush_tready.val()
+            && !u.m_axis_flushed_tvalid.val()
+            && desc.is_none()
+            && !u.s_axis_dma_rd_tvalid.val()
+            && (pkt.is_none() || taken.is_some());
+        if done {
+            tb.u.m_axis_flushed_tready.next = false;
+            tb.u.m_axis_pkt_tready.next = false;
+            tb.u.m_axis_dma_rd_desc_tready.next = false;
+            return (out, at, taken);
+        }
+        let offer = u.m_axis_flushed_tvalid.val() && out.len() == 1;
+        tb.clock();
+        if pkt_go {
+            tb.u.s_axis_pkt_tvalid.next = false;
+        }
+        if let (Some(p), true) = (pkt, offer) {
+            tb.u.s_axis_pkt_tdata.next = p;
+            tb.u.s_axis_pkt_tuser.next = RxCheck::default();
+            tb.u.s_axis_pkt_tvalid.next = true;
+        }
+        if data_go {
+            tb.u.s_axis_dma_rd_tvalid.next = false;
+        }
+        if let Some(d) = desc {
+            let n = (d.addr.to_u64() - RQ_BASE) / 32;
+            let mut buf = [0u8; 32];
+            rqe(n).emit(&mut buf).expect("RQE");
+            tb.u.s_axis_dma_rd_tdata.next = bits::<256>(&buf);
+            tb.u.s_axis_dma_rd_tkeep.next = u32::MAX.to_bits();
+            tb.u.s_axis_dma_rd_tlast.next = true;
+            tb.u.s_axis_dma_rd_tuser.next = d.tag;
+            tb.u.s_axis_dma_rd_tvalid.next = true;
+        }
+    }
+    panic!("the flush did not end: {out:?}");
+}
+
+#[test]
+fn mr_sem_38_flush_completes_every_posted_rqe_in_ring_order_and_leaves_none_for_a_pop() {
+    let mut tb = Tb::new();
+    tb.setup();
+    tb.doorbell(3);
+    // RQE 0 consumed by a completion; RQE 1 is then prefetched into the cache.
+    let p = pop(&mut tb, Some(0));
+    assert!(p.ok);
+    tb.serve_rqe(1);
+    // The flush takes RQE 1 from the cache and reads RQE 2.
+    let (out, _, _) = flush(&mut tb, None);
+    let want: Vec<(u64, u64)> = (1..3).map(|n| (n, rqe(n).wr_id)).collect();
+    assert_eq!(out, want, "RQEs 1 and 2 flushed in ring order");
+    // Nothing is left: a pop finds the RQ empty and no RQE is read.
+    let p = pop(&mut tb, None);
+    assert!(!p.ok, "no RQE left after the flush: {p:?}");
+    assert_eq!(p.index, 3u64.to_bits::<16>());
+    // RQEs posted after the flush are flushed by the next request (the control processor repeats it while the
+    // QP is in ERROR), with a SEND packet of another message offered meanwhile: it is taken between two steps.
+    tb.doorbell(9);
+    let (out, at, taken) = flush(&mut tb, Some(send(0)));
+    let want: Vec<(u64, u64)> = (3..9).map(|n| (n, rqe(n).wr_id)).collect();
+    assert_eq!(out, want, "RQEs 3 to 8 flushed in ring order");
+    let taken = taken.expect("the packet was taken during the flush");
+    assert!(
+        at.first().is_some_and(|&c| c < taken) && at.last().is_some_and(|&c| c > taken),
+        "the packet went between two flush steps (flushed at {at:?}, packet taken at {taken})"
+    );
+    let p = pop(&mut tb, None);
+    assert!(!p.ok, "no RQE left after the second flush: {p:?}");
+    // A flush of an empty RQ ends without output.
+    let (out, _, _) = flush(&mut tb, None);
+    assert!(out.is_empty(), "nothing to flush: {out:?}");
 }

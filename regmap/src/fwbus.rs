@@ -126,7 +126,8 @@ pub mod pkt {
 /// leave on the core's `m_axis_conn_err` port instead, and the core raises `IRQ.CAUSE.async_event` itself.
 pub mod evt {
     /// `QPERR_STATUS` (RO): bit 0 a report is held in `QPERR_INFO` / `QPERR_MSN`; bit 1 a `QP_FAIL` request
-    /// has not been taken by the transmit scheduler yet.
+    /// has not been taken by the transmit scheduler yet; bit 2 an `RQ_FLUSH` request has not been taken by the
+    /// receive queue yet (it takes the next once the previous flush is done).
     pub const QPERR_STATUS: u32 = 0x00;
     /// `QPERR_POP` (WO): any write releases the held report.
     pub const QPERR_POP: u32 = 0x04;
@@ -144,10 +145,19 @@ pub mod evt {
     /// complete `Flushed`, MR-SEM-38), and reports it like any QP error. A connection not open or already in
     /// ERROR ignores it. A write while the previous request is pending (`QPERR_STATUS` bit 1) is ignored.
     pub const QP_FAIL: u32 = 0x18;
+    /// `RQ_FLUSH` (WO): bits 15:0 a QP index. The receive queue consumes every receive WQE posted to the QP and
+    /// not consumed, in ring order, and completes each `Flushed` (opcode RECV, `byte_len` 0) into the QP's
+    /// receive CQ, after every receive completion the core made before. WQEs posted while the flush runs are
+    /// flushed too; those posted after it ends wait for the next request. For a QP in ERROR only (its
+    /// connection closed, MR-SEM-38). A write while the previous request is pending (`QPERR_STATUS` bit 2) is
+    /// ignored.
+    pub const RQ_FLUSH: u32 = 0x1C;
     /// `QPERR_STATUS`'s bit 0.
     pub const STATUS_HELD: u32 = 1;
     /// `QPERR_STATUS`'s bit 1.
     pub const STATUS_FAIL_PENDING: u32 = 2;
+    /// `QPERR_STATUS`'s bit 2.
+    pub const STATUS_FLUSH_PENDING: u32 = 4;
     /// `QPERR_INFO`'s `has_msn` bit.
     pub const INFO_HAS_MSN: u32 = 1 << 24;
 }

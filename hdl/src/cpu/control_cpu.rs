@@ -26,7 +26,8 @@
 //!   with `ts` = `now` at the write, until the frame builder takes it.
 //! * Event port (`fwbus::evt`): a QP error report (`s_axis_qperr_*`) is taken into `QPERR_INFO` / `QPERR_MSN`
 //!   when none is held (`tready` is low while one is, so the scheduler keeps the next); `QPERR_POP` releases
-//!   it. A `QP_FAIL` write offers its connection on `m_axis_fail_*` until the scheduler takes it. A `RAISE`
+//!   it. A `QP_FAIL` write offers its connection on `m_axis_fail_*` until the scheduler takes it, an `RQ_FLUSH`
+//!   write its QP on `m_axis_rqf_*` until the receive queue takes it. A `RAISE`
 //!   write pulses `async_raise` (the host's `IRQ.CAUSE.async_event`); `PORT` reads the `port_status` input.
 //!
 //! rust-hdl's simulator cannot run the processor; this block is simulated with Verilator.
@@ -126,6 +127,12 @@ pub struct ControlCpu {
     pub m_axis_fail_tvalid: Signal<Out, Bit>,
     /// Ready.
     pub m_axis_fail_tready: Signal<In, Bit>,
+    /// A QP whose posted receive WQEs the receive queue flushes (`RQ_FLUSH`: the QP is in ERROR).
+    pub m_axis_rqf_tdata: Signal<Out, Bits<16>>,
+    /// Valid.
+    pub m_axis_rqf_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_rqf_tready: Signal<In, Bit>,
     /// The firmware raised the host's asynchronous-event interrupt (one cycle).
     pub async_raise: Signal<Out, Bit>,
     /// The network port's status (`fwbus::PortStatus` bits), read in `PORT`.
@@ -175,6 +182,8 @@ impl Logic for ControlCpu {
         self.async_raise.next = false;
         self.m_axis_fail_tdata.next = 0.into();
         self.m_axis_fail_tvalid.next = false;
+        self.m_axis_rqf_tdata.next = 0.into();
+        self.m_axis_rqf_tvalid.next = false;
         self.i2c_scl_oe.next = false;
         self.i2c_sda_oe.next = false;
     }
@@ -210,6 +219,8 @@ impl Logic for ControlCpu {
         self.async_raise.connect();
         self.m_axis_fail_tdata.connect();
         self.m_axis_fail_tvalid.connect();
+        self.m_axis_rqf_tdata.connect();
+        self.m_axis_rqf_tvalid.connect();
         self.i2c_scl_oe.connect();
         self.i2c_sda_oe.connect();
     }
@@ -299,6 +310,15 @@ fn verilog_body() -> String {
         (1, 2, 1 << 8, 1 << 9),
         "SYS.I2C as the decoder builds it"
     );
+    assert_eq!(
+        (
+            evt::STATUS_HELD,
+            evt::STATUS_FAIL_PENDING,
+            evt::STATUS_FLUSH_PENDING
+        ),
+        (1, 2, 4),
+        "QPERR_STATUS as the decoder builds it"
+    );
     let meta_bits = PktMeta::BITS;
     let (qe_info, qe_msn) = qperr_words("s_axis_qperr_tdata");
     let rx_words: String = (0..16)
@@ -350,6 +370,8 @@ reg [31:0] qe_msn;
 reg raise_q;
 reg fail_v;
 reg [15:0] fail_conn;
+reg rqf_v;
+reg [15:0] rqf_qp;
 wire [31:0] a = cpu$mem_addr;
 wire is_ram = a[31:{ram_lo}] == {ram_top}'d0;
 wire is_mbox = a[31:8] == 24'h{mbox:06x};
@@ -364,7 +386,7 @@ wire [31:0] local_rdata =
    | ({{32{{rg[1] && o == 8'h{p_rxs:02x}}}}} & {{rx_lost, {qpad}'d0, q_n, 6'd0, rpl_v, rx_full}})
    | ({{32{{rg[1] && o == 8'h{p_txs:02x}}}}} & {{31'd0, tx_v}})
    | ({{32{{rg[1] && o[7:6] == 2'd{p_rxq}}}}} & rxw)
-   | ({{32{{rg[2] && o == 8'h{e_st:02x}}}}} & {{30'd0, fail_v, qe_held}})
+   | ({{32{{rg[2] && o == 8'h{e_st:02x}}}}} & {{29'd0, rqf_v, fail_v, qe_held}})
    | ({{32{{rg[2] && o == 8'h{e_info:02x}}}}} & qe_info)
    | ({{32{{rg[2] && o == 8'h{e_msn:02x}}}}} & qe_msn)
    | ({{32{{rg[2] && o == 8'h{e_port:02x}}}}} & {{24'd0, port_status}})
@@ -389,6 +411,7 @@ wire tx_send = loc && wg[1] && o == 8'h{p_send:02x} && !tx_v;
 wire tx_word = loc && wg[1] && o[7:6] == 2'd{p_txq};
 wire qe_pop = loc && wg[2] && o == 8'h{e_pop:02x};
 wire qp_fail = loc && wg[2] && o == 8'h{e_fail:02x} && !fail_v;
+wire rq_flush = loc && wg[2] && o == 8'h{e_rqf:02x} && !rqf_v;
 always @(*) begin
    exc_rec = 512'd0;
 {to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
@@ -400,6 +423,8 @@ always @(*) begin
    async_raise = raise_q;
    m_axis_fail_tdata = fail_conn;
    m_axis_fail_tvalid = fail_v;
+   m_axis_rqf_tdata = rqf_qp;
+   m_axis_rqf_tvalid = rqf_v;
    cpu$clk = clk;
    cpu$resetn = run && !rst;
    cpu$mem_ready = ack || state == S_RAM;
@@ -453,6 +478,12 @@ always @(posedge clk) begin
       fail_conn <= cpu$mem_wdata[15:0];
    end else if (fail_v && m_axis_fail_tready) begin
       fail_v <= 1'b0;
+   end
+   if (rq_flush) begin
+      rqf_v <= 1'b1;
+      rqf_qp <= cpu$mem_wdata[15:0];
+   end else if (rqf_v && m_axis_rqf_tready) begin
+      rqf_v <= 1'b0;
    end
    if (mbox_go) begin
       pend <= 1'b1;
@@ -536,6 +567,7 @@ always @(posedge clk) begin
       qe_held <= 1'b0;
       raise_q <= 1'b0;
       fail_v <= 1'b0;
+      rqf_v <= 1'b0;
    end
    if (rst) begin
       state <= S_IDLE;
@@ -567,6 +599,8 @@ always @(posedge clk) begin
       raise_q <= 1'b0;
       fail_v <= 1'b0;
       fail_conn <= 16'd0;
+      rqf_v <= 1'b0;
+      rqf_qp <= 16'd0;
    end
 end
 ",
@@ -600,6 +634,7 @@ end
         e_msn = evt::QPERR_MSN,
         e_raise = evt::RAISE,
         e_fail = evt::QP_FAIL,
+        e_rqf = evt::RQ_FLUSH,
         e_port = evt::PORT,
         qe_info = qe_info,
         rx_words = rx_words,

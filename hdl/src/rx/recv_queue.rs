@@ -49,6 +49,14 @@
 //! is done waits in the output register (`m_axis_pkt_*`) with the FSM free: pops and opens are served while it
 //! waits, and the next packet is taken once it has left. The completion stage downstream stops taking packets
 //! while it pops, so a pop must never wait behind an output packet (that was a deadlock of the receive path).
+//!
+//! Flush (`s_axis_flush_*`, a QP index, from the control processor once the QP is in ERROR, MR-SEM-38): every
+//! RQE posted and not consumed is consumed in ring order and leaves on `m_axis_flushed_*` as an [`RqePop`]
+//! (`ok: 1`, its `wr_id` from the cache or a DMA read, `index`), which the core completes `Flushed`. The request
+//! is held (`s_axis_flush_tready` low) until the QP's consumer index reaches its producer index; each step
+//! consumes one RQE and re-reads both indices, so RQEs posted while the flush runs are flushed too. Steps and
+//! packets alternate when both wait, so a long flush (a DMA read per RQE not cached) slows the receive path
+//! but never stops it.
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
@@ -192,6 +200,18 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     pub m_axis_kick_tdata: Signal<Out, ConnIdx>,
     /// Valid (one cycle; no back-pressure).
     pub m_axis_kick_tvalid: Signal<Out, Bit>,
+    /// Flush request: the QP (index, low `QB` bits).
+    pub s_axis_flush_tdata: Signal<In, Bits<16>>,
+    /// Valid.
+    pub s_axis_flush_tvalid: Signal<In, Bit>,
+    /// Ready (the previous request's flush is done).
+    pub s_axis_flush_tready: Signal<Out, Bit>,
+    /// A flushed RQE.
+    pub m_axis_flushed_tdata: Signal<Out, RqePop>,
+    /// Valid.
+    pub m_axis_flushed_tvalid: Signal<Out, Bit>,
+    /// Ready.
+    pub m_axis_flushed_tready: Signal<In, Bit>,
     qpt: SdpRam<QpRq, QB>,
     piram: SdpRam<Bits<16>, QB>,
     ciram: SdpRam<Bits<16>, QB>,
@@ -202,7 +222,21 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     state: DFF<Bits<4>>,
     /// S4's next state (taken at the end of the update).
     ns4: Signal<Local, Bits<4>>,
-    kind: DFF<Bits<2>>,
+    kind: DFF<Bits<3>>,
+    /// A flush is pending for QP `fl_qp` (taken from `s_axis_flush_*`, held until its RQ is empty).
+    fl_pend: DFF<Bit>,
+    fl_qp: DFF<Bits<QB>>,
+    /// The last request taken was a flush step: a waiting packet goes next.
+    fl_turn: DFF<Bit>,
+    take_fl: Signal<Local, Bit>,
+    pkt_in: Signal<Local, Bit>,
+    /// The request's kind decoded, registered with `kind` (a decode of `kind` in front of the cache lookup's
+    /// index multiplexer took the block to 11 logic levels): a pop, a flush step, a prefetch, and either of the
+    /// first two (whose RQE index is the consumer index).
+    is_pop: DFF<Bit>,
+    is_fl: DFF<Bit>,
+    is_pf: DFF<Bit>,
+    is_ci: DFF<Bit>,
     conn_r: DFF<Bits<CB>>,
     qp_r: DFF<Bits<QB>>,
     qv_r: DFF<Bit>,
@@ -320,10 +354,11 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_s_desc: Lit<4, 6>,
     k_s_rd: Lit<4, 7>,
     k_s_pout: Lit<4, 9>,
-    k_k_pkt: Lit<2, 0>,
-    k_k_pop: Lit<2, 1>,
-    k_k_open: Lit<2, 2>,
-    k_k_pf: Lit<2, 3>,
+    k_k_pkt: Lit<3, 0>,
+    k_k_pop: Lit<3, 1>,
+    k_k_open: Lit<3, 2>,
+    k_k_pf: Lit<3, 3>,
+    k_k_fl: Lit<3, 4>,
     k_zero16: Lit<16, 0>,
     x_qpn: Zext<QB, 24>,
     x_qp16: Zext<QB, 16>,
@@ -371,6 +406,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             m_axis_popped_tready: Default::default(),
             m_axis_kick_tdata: Default::default(),
             m_axis_kick_tvalid: Default::default(),
+            s_axis_flush_tdata: Default::default(),
+            s_axis_flush_tvalid: Default::default(),
+            s_axis_flush_tready: Default::default(),
+            m_axis_flushed_tdata: Default::default(),
+            m_axis_flushed_tvalid: Default::default(),
+            m_axis_flushed_tready: Default::default(),
             qpt: SdpRam::new(1 << QB),
             piram: SdpRam::new(1 << QB),
             ciram: SdpRam::new(1 << QB),
@@ -381,6 +422,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             state: Default::default(),
             ns4: Default::default(),
             kind: Default::default(),
+            fl_pend: Default::default(),
+            fl_qp: Default::default(),
+            fl_turn: Default::default(),
+            take_fl: Default::default(),
+            pkt_in: Default::default(),
+            is_pop: Default::default(),
+            is_fl: Default::default(),
+            is_pf: Default::default(),
+            is_ci: Default::default(),
             conn_r: Default::default(),
             qp_r: Default::default(),
             qv_r: Default::default(),
@@ -495,6 +545,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_k_pf: Default::default(),
             k_k_pop: Default::default(),
             k_k_open: Default::default(),
+            k_k_fl: Default::default(),
             k_zero16: Default::default(),
             x_qpn: Default::default(),
             x_qp16: Default::default(),
@@ -521,7 +572,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             pf_idx
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
-        dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done);
+        dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done, fl_pend, fl_qp, fl_turn);
+        dff_setup!(self, clk, is_pop, is_fl, is_pf, is_ci);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -598,33 +650,63 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         // A pop advanced the consumer index (`ci_wr`, pops only): the RQE the QP's next pop consumes is
         // prefetched, unless a prefetch is already scheduled (taken from the registers, not from the pop's
         // adders, which would add logic levels).
-        if self.ci_wr.q.val() & !self.pf_v.q.val() {
+        if self.ci_wr.q.val() & !self.pf_v.q.val() & self.is_pop.q.val() {
             self.pf_v.d.next = true;
             self.pf_conn.d.next = self.conn_r.q.val();
             self.pf_qp.d.next = self.qp_r.q.val();
             self.pf_idx.d.next = self.ci_new.q.val();
         }
 
-        // Request selection: open, then pop, then packet.
+        // Request selection: open, then pop, then a flush step and a packet in turn.
         self.idle.next = self.state.q.val() == self.k_s_idle.v.val();
         self.take_o.next = self.idle.val() & self.s_axis_open_tvalid.val();
         self.take_q.next =
             self.idle.val() & !self.s_axis_open_tvalid.val() & self.s_axis_pop_tvalid.val();
-        self.take_p.next = self.idle.val()
-            & !self.opend.q.val()
+        self.pkt_in.next = !self.opend.q.val() & self.s_axis_pkt_tvalid.val();
+        self.take_fl.next = self.idle.val()
+            & self.fl_pend.q.val()
             & !self.s_axis_open_tvalid.val()
             & !self.s_axis_pop_tvalid.val()
-            & self.s_axis_pkt_tvalid.val();
+            & !(self.pkt_in.val() & self.fl_turn.q.val());
+        self.take_p.next = self.idle.val()
+            & !self.s_axis_open_tvalid.val()
+            & !self.s_axis_pop_tvalid.val()
+            & self.pkt_in.val()
+            & !(self.fl_pend.q.val() & !self.fl_turn.q.val());
         // A prefetch of the next RQE starts only when nothing else is offered.
         self.take_f.next = self.idle.val()
             & self.pf_v.q.val()
             & !self.pf_fly.q.val()
+            & !self.fl_pend.q.val()
             & !self.s_axis_open_tvalid.val()
             & !self.s_axis_pop_tvalid.val()
             & !self.s_axis_pkt_tvalid.val();
         self.s_axis_open_tready.next = self.take_o.val();
         self.s_axis_pop_tready.next = self.take_q.val();
         self.s_axis_pkt_tready.next = self.take_p.val();
+        // A flush request is held until its QP's RQ is empty (S4 of a step that finds nothing to consume).
+        self.s_axis_flush_tready.next = !self.fl_pend.q.val();
+        if !self.fl_pend.q.val() & self.s_axis_flush_tvalid.val() {
+            self.fl_pend.d.next = true;
+            self.fl_qp.d.next = self.s_axis_flush_tdata.val().get_bits::<QB>(0);
+        }
+        if self.take_fl.val() {
+            self.qp_r.d.next = self.fl_qp.q.val();
+            self.qv_r.d.next = true;
+            self.kind.d.next = self.k_k_fl.v.val();
+            self.fl_turn.d.next = true;
+        }
+        if self.take_o.val()
+            | self.take_q.val()
+            | self.take_f.val()
+            | self.take_p.val()
+            | self.take_fl.val()
+        {
+            self.is_pop.d.next = self.take_q.val();
+            self.is_fl.d.next = self.take_fl.val();
+            self.is_pf.d.next = self.take_f.val();
+            self.is_ci.d.next = self.take_q.val() | self.take_fl.val();
+        }
         self.oconn.next = self.s_axis_open_tdata.val().conn;
         self.qconn.next = self.s_axis_pop_tdata.val();
         self.pconn.next = self.s_axis_pkt_tdata.val().conn;
@@ -642,6 +724,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.pf_v.d.next = false;
         }
         if self.take_p.val() {
+            self.fl_turn.d.next = false;
             self.conn_r.d.next = self.pconn.val().get_bits::<CB>(0);
             self.meta.d.next = self.s_axis_pkt_tdata.val();
             self.chk.d.next = self.s_axis_pkt_tuser.val();
@@ -657,8 +740,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.state.d.next = self.k_s_2.v.val();
         }
         if self.state.q.val() == self.k_s_2.v.val() {
-            self.qp_r.d.next = self.c2q.rd_data.val();
-            self.qv_r.d.next = self.c2qv.rd_data.val();
+            // A flush step names its QP itself.
+            if !self.is_fl.q.val() {
+                self.qp_r.d.next = self.c2q.rd_data.val();
+                self.qv_r.d.next = self.c2qv.rd_data.val();
+            }
             self.base_r.d.next = self.ssnb.rd_data.val();
             self.state.d.next = self.k_s_3.v.val();
         }
@@ -695,9 +781,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & (self.meta.q.val().ptype == self.k_data.v.val())
             & !self.meta.q.val().trimmed
             & !self.chk.q.val().nack;
-        if self.kind.q.val() == self.k_k_pop.v.val() {
+        if self.is_ci.q.val() {
             self.idx.next = self.ci.val();
-        } else if self.kind.q.val() == self.k_k_pf.v.val() {
+        } else if self.is_pf.q.val() {
             self.idx.next = self.pf_idx.q.val();
         } else {
             self.idx.next = self.idx_p.q.val();
@@ -744,11 +830,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & (self.c_sel.val().qp == self.x_qp16.o.val())
             & (self.c_sel.val().idx == self.idx.val());
         // The lookup's result, registered: at S3 for a packet or a prefetch (their index is a register), at
-        // S4 for a pop (its index is the RQ's consumer index, read at S4), used one state later.
-        if ((self.state.q.val() == self.k_s_3.v.val())
-            & (self.kind.q.val() != self.k_k_pop.v.val()))
-            | ((self.state.q.val() == self.k_s_4.v.val())
-                & (self.kind.q.val() == self.k_k_pop.v.val()))
+        // S4 for a pop or a flush step (their index is the RQ's consumer index, read at S4), used one state
+        // later.
+        if ((self.state.q.val() == self.k_s_3.v.val()) & !self.is_ci.q.val())
+            | ((self.state.q.val() == self.k_s_4.v.val()) & self.is_ci.q.val())
         {
             self.hit_p.d.next = self.c_hit.val();
         }
@@ -764,7 +849,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             if self.kind.q.val() == self.k_k_open.v.val() {
                 self.ssnb.wr_en.next = true;
                 self.ns4.next = self.k_s_idle.v.val();
-            } else if self.kind.q.val() == self.k_k_pf.v.val() {
+            } else if self.is_pf.q.val() {
                 // Prefetch: read the RQE if it is posted, within the cache's reach of the consumer index (its
                 // entry holds no unconsumed RQE), not cached, and the connection still on that QP.
                 self.ns4.next = self.k_s_idle.v.val();
@@ -780,13 +865,18 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     self.pf_fconn.d.next = self.conn_r.q.val();
                     self.pf_fqpb.d.next = self.qp_r.q.val();
                 }
-            } else if self.kind.q.val() == self.k_k_pop.v.val() {
+            } else if self.is_ci.q.val() {
                 self.popped.d.next.ok = false;
                 self.popped.d.next.qpn = self.x_qpn.o.val();
                 self.popped.d.next.cqn = self.ent.val().cqn;
                 self.popped.d.next.index = self.ci.val();
                 if !self.qv_r.q.val() | (self.pi.val() == self.ci.val()) {
                     self.ns4.next = self.k_s_pout.v.val();
+                    if self.is_fl.q.val() {
+                        // The flush is done: nothing to answer.
+                        self.ns4.next = self.k_s_idle.v.val();
+                        self.fl_pend.d.next = false;
+                    }
                 } else {
                     // S5 looks the RQE up in the cache.
                     self.ns4.next = self.k_s_5.v.val();
@@ -868,7 +958,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.m_axis_dma_rd_desc_tvalid.next = self.state.q.val() == self.k_s_desc.v.val();
         if (self.state.q.val() == self.k_s_desc.v.val()) & self.m_axis_dma_rd_desc_tready.val() {
             self.state.d.next = self.k_s_rd.v.val();
-            if self.kind.q.val() == self.k_k_pf.v.val() {
+            if self.is_pf.q.val() {
                 // A prefetch does not hold the FSM: its answer is taken beside the other requests.
                 self.state.d.next = self.k_s_idle.v.val();
                 self.pf_fly.d.next = true;
@@ -921,7 +1011,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & !self.pf_fly.q.val()
             & self.s_axis_dma_rd_tvalid.val()
         {
-            if self.kind.q.val() == self.k_k_pop.v.val() {
+            if self.is_ci.q.val() {
                 self.popped.d.next.ok = true;
                 self.popped.d.next.wr_id = self
                     .rqe
@@ -960,15 +1050,28 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.opend.q.val() & self.m_axis_pkt_tready.val() {
             self.opend.d.next = false;
         }
+        // A pop's answer, or a flush step's RQE.
         self.m_axis_popped_tdata.next = self.popped.q.val();
-        self.m_axis_popped_tvalid.next = self.state.q.val() == self.k_s_pout.v.val();
-        if (self.state.q.val() == self.k_s_pout.v.val()) & self.m_axis_popped_tready.val() {
+        self.m_axis_popped_tvalid.next =
+            (self.state.q.val() == self.k_s_pout.v.val()) & !self.is_fl.q.val();
+        self.m_axis_flushed_tdata.next = self.popped.q.val();
+        self.m_axis_flushed_tvalid.next =
+            (self.state.q.val() == self.k_s_pout.v.val()) & self.is_fl.q.val();
+        if (self.state.q.val() == self.k_s_pout.v.val())
+            & ((self.m_axis_popped_tready.val() & !self.is_fl.q.val())
+                | (self.m_axis_flushed_tready.val() & self.is_fl.q.val()))
+        {
             self.state.d.next = self.k_s_idle.v.val();
         }
         // A request taken in IDLE starts the lookup, and S4 goes where it decided (`ns4`). Written last: the
         // other states' transitions are exclusive with them, and their decisions on the cycle's inputs then
         // pass through none of them.
-        if self.take_o.val() | self.take_q.val() | self.take_f.val() | self.take_p.val() {
+        if self.take_o.val()
+            | self.take_q.val()
+            | self.take_f.val()
+            | self.take_p.val()
+            | self.take_fl.val()
+        {
             self.state.d.next = self.k_s_1.v.val();
         }
         if self.state.q.val() == self.k_s_4.v.val() {
@@ -979,6 +1082,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.kick_v.d.next = false;
             self.opend.d.next = false;
             self.ci_wr.d.next = false;
+            self.fl_pend.d.next = false;
+            self.fl_turn.d.next = false;
         }
         // The cache's write port.
         if self.c_wr.val() {
@@ -1033,7 +1138,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
         name: "metaroce_rx_recv_queue",
         area: "rx",
         description:
-            "RQ state and doorbells, RQE fetch for SEND (SSN) with an 8-entry cache and prefetch, RNR verdicts, RQE consumption",
+            "RQ state and doorbells, RQE fetch for SEND (SSN) with an 8-entry cache and prefetch, RNR verdicts, RQE consumption, RQ flush",
         verilog: |_cfg| {
             crate::gen::verilog(
                 "metaroce_rx_recv_queue",

@@ -14,9 +14,10 @@
 //! Each window's blocks see window-relative addresses. Reads of the doorbell windows answer 0 at once (they are
 //! write-only); reads nobody answers end in the bridge's timeout (SLVERR, all ones).
 
+use crate::common::zext::Zext;
 use crate::cpu::control_cpu::ControlCpu;
 use crate::dma::DmaDesc;
-use crate::records::PktMeta;
+use crate::records::{Completion, PktMeta};
 use crate::top::axil::AxilBridge;
 use crate::top::clock::TimeBase;
 use crate::top::counter_events::CounterEvents;
@@ -57,7 +58,7 @@ use crate::rx::rx_engine::RxEngine;
 use crate::tx::frame_build::FrameBuild;
 use crate::tx::tx_engine::TxEngine;
 use metaroce_proto::wire::Opcode;
-use metaroce_regmap::descriptor::cqe::CqeStatus;
+use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeStatus};
 
 /// log2 of the receive message slots per connection (the model's `max_outstanding_msgs` in hardware).
 pub const MSG_BITS: usize = 3;
@@ -271,6 +272,14 @@ pub struct MetaroceCore<
     rrf: DFF<ConnFail>,
     rrf_v: DFF<Bit>,
     bad_rr: Signal<Local, Bit>,
+    /// The receive completion going to the CQ writer: the completion stage's, or a flushed RQE's (registered,
+    /// so both sources reach the writer in the order they were taken).
+    rc: DFF<Completion>,
+    rc_u: DFF<Bits<32>>,
+    rc_v: DFF<Bit>,
+    c_cqe_recv: Constant<Bits<8>>,
+    x_fl_idx: Zext<16, 32>,
+    x_fl_pkt: Zext<16, 32>,
     /// Completed READ responses waiting for placement to write their data (a two-entry queue, head `rq0`):
     /// each with the packet number after which it completed.
     rq0: DFF<ReadDone>,
@@ -416,6 +425,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             ctl_fw: Default::default(),
             rrf: Default::default(),
             rrf_v: Default::default(),
+            rc: Default::default(),
+            rc_u: Default::default(),
+            rc_v: Default::default(),
+            c_cqe_recv: Constant::new((CqeOpcode::Recv as u64).into()),
+            x_fl_idx: Default::default(),
+            x_fl_pkt: Default::default(),
             bad_rr: Default::default(),
             rq0: Default::default(),
             rq0_n: Default::default(),
@@ -459,6 +474,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             self, clk, rd_default, fw_lock, eng_lock, meta_stall, rrf, rrf_v, rq0, rq0_n, rq0_v,
             rq1, rq1_n, rq1_v
         );
+        dff_setup!(self, clk, rc, rc_u, rc_v);
         self.timebase.clk.next = self.clk.val();
         self.bridge.clk.next = self.clk.val();
         self.regs.clk.next = self.clk.val();
@@ -820,11 +836,39 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.place.s_axis_pay_tvalid.next = self.rxe.m_axis_pay_tvalid.val();
         self.rxe.m_axis_pay_tready.next = self.place.s_axis_pay_tready.val();
 
-        // Completions: receive side from the message table, send side from the transmit engine.
-        self.cqw.s_axis_rcpl_tdata.next = self.cpl.m_axis_rcpl_tdata.val();
-        self.cqw.s_axis_rcpl_tuser.next = self.cpl.m_axis_rcpl_tuser.val();
-        self.cqw.s_axis_rcpl_tvalid.next = self.cpl.m_axis_rcpl_tvalid.val();
-        self.cpl.m_axis_rcpl_tready.next = self.cqw.s_axis_rcpl_tready.val();
+        // Completions: receive side from the message table and the receive queue's flushes (MR-SEM-38),
+        // through one register (the completion stage first); send side from the transmit engine. A flushed
+        // RQE completes `Flushed` with the packet number placement has reached, so the writer does not hold it.
+        self.cqw.s_axis_rcpl_tdata.next = self.rc.q.val();
+        self.cqw.s_axis_rcpl_tuser.next = self.rc_u.q.val();
+        self.cqw.s_axis_rcpl_tvalid.next = self.rc_v.q.val();
+        self.cpl.m_axis_rcpl_tready.next = !self.rc_v.q.val();
+        self.rq.m_axis_flushed_tready.next =
+            !self.rc_v.q.val() & !self.cpl.m_axis_rcpl_tvalid.val();
+        self.x_fl_idx.i.next = self.rq.m_axis_flushed_tdata.val().index;
+        self.x_fl_pkt.i.next = self.place.safe_count.val();
+        if self.rc_v.q.val() & self.cqw.s_axis_rcpl_tready.val() {
+            self.rc_v.d.next = false;
+        }
+        if !self.rc_v.q.val() & self.cpl.m_axis_rcpl_tvalid.val() {
+            self.rc_v.d.next = true;
+            self.rc.d.next = self.cpl.m_axis_rcpl_tdata.val();
+            self.rc_u.d.next = self.cpl.m_axis_rcpl_tuser.val();
+        } else if !self.rc_v.q.val() & self.rq.m_axis_flushed_tvalid.val() {
+            self.rc_v.d.next = true;
+            self.rc.d.next.cqn = self.rq.m_axis_flushed_tdata.val().cqn;
+            self.rc.d.next.qpn = self.rq.m_axis_flushed_tdata.val().qpn;
+            self.rc.d.next.wr_id = self.rq.m_axis_flushed_tdata.val().wr_id;
+            self.rc.d.next.status = self.c_st_flushed.val();
+            self.rc.d.next.opcode = self.c_cqe_recv.val();
+            self.rc.d.next.byte_len = 0.into();
+            self.rc.d.next.imm = 0.into();
+            self.rc.d.next.flags = 0.into();
+            self.rc_u.d.next = (self.x_fl_pkt.o.val() << 16u64) | self.x_fl_idx.o.val();
+        }
+        if self.rst.val() {
+            self.rc_v.d.next = false;
+        }
         self.cqw.s_axis_scpl_tdata.next = self.txe.m_axis_scpl_tdata.val();
         self.cqw.s_axis_scpl_tuser.next = self.txe.m_axis_scpl_tuser.val();
         self.cqw.s_axis_scpl_tvalid.next = self.txe.m_axis_scpl_tvalid.val();
@@ -966,6 +1010,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             self.txe.s_axis_fail_tvalid.next = true;
             self.cpu.m_axis_fail_tready.next = self.txe.s_axis_fail_tready.val();
         }
+        // RQ flushes of QPs in ERROR: the control processor's requests.
+        self.rq.s_axis_flush_tdata.next = self.cpu.m_axis_rqf_tdata.val();
+        self.rq.s_axis_flush_tvalid.next = self.cpu.m_axis_rqf_tvalid.val();
+        self.cpu.m_axis_rqf_tready.next = self.rq.s_axis_flush_tready.val();
         // QP error reports: to the control processor while it runs, else out of the core.
         self.m_axis_conn_err_tdata.next = self.txe.m_axis_qperr_tdata.val();
         self.cpu.s_axis_qperr_tdata.next = self.txe.m_axis_qperr_tdata.val();
