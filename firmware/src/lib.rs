@@ -100,6 +100,8 @@ pub struct Firmware {
     errors: qp_errors::ErrorStats,
     events: events::EventQueue,
     port: PortStatus,
+    /// The QP the flush sweep looks at next ([`qp_errors::sweep`]).
+    sweep_at: u32,
 }
 
 impl Firmware {
@@ -139,9 +141,12 @@ impl Firmware {
                 reported: 0,
                 stray: 0,
                 failed: 0,
+                flushes: 0,
+                flush_hung: 0,
             },
             events: events::EventQueue::new(),
             port: PortStatus(0),
+            sweep_at: 0,
         }
     }
 
@@ -254,6 +259,22 @@ impl Firmware {
         Some(qp_errors::handle(self, bus, &r))
     }
 
+    /// Takes one step of the RQ flush sweep: asks the core to flush the receive queue of the next QP in the
+    /// table if it is in ERROR (receive WRs the host posted after the QP's error; [`qp_errors::sweep`]).
+    /// Returns the QP asked for. Nothing is asked before a successful boot.
+    pub fn poll_flush(&mut self, bus: &mut impl Bus) -> Option<u32> {
+        if self.boot.stage != BootStage::Ready {
+            return None;
+        }
+        let at = self.sweep_at;
+        self.sweep_at = if at + 1 >= self.limits.max_qps {
+            0
+        } else {
+            at + 1
+        };
+        qp_errors::sweep(self, bus, at)
+    }
+
     /// Samples the network port's status ([`port`]); a change becomes an event. Returns the new status if it
     /// changed. Nothing is sampled before a successful boot.
     pub fn poll_port(&mut self, bus: &mut impl Bus) -> Option<PortStatus> {
@@ -285,6 +306,7 @@ impl Firmware {
         loop {
             self.serve(bus);
             self.poll_errors(bus);
+            self.poll_flush(bus);
             self.poll_port(bus);
             self.poll_packets(bus);
         }

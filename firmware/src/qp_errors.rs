@@ -9,10 +9,13 @@
 //! 2. closes the QP's connection (its context entry is written CLOSED): the receive path no longer places
 //!    anything for it, and the peer's DATA is answered NACK NO_CONTEXT (MR-CONN-32), as for any unknown
 //!    connection;
-//! 3. reports a QP_ERROR event ([`crate::events`]) with the QP, the status and the failing WR's MSN.
+//! 3. asks the core to flush the QP's receive queue (`RQ_FLUSH`, [`request_rq_flush`]): every receive WR
+//!    posted and not consumed completes `Flushed` into the QP's receive CQ, in ring order, after the receive
+//!    completions the core made before;
+//! 4. reports a QP_ERROR event ([`crate::events`]) with the QP, the status and the failing WR's MSN.
 //!
-//! The receive WRs the host posted are not completed by the device: on the event the host drains the QP's
-//! receive CQ and completes the receive WRs still posted as `Flushed` itself.
+//! Receive WRs the host posts while the QP is in ERROR are flushed too: the service loop asks for the flush of
+//! one QP in ERROR per turn, going round the QP table ([`sweep`]), until the host moves the QP to RESET.
 //!
 //! A host's MODIFY_QP from READY to ERROR goes the same way: the firmware asks the core to fail the QP
 //! ([`request_fail`], status `Flushed`), records the QP as ERROR and answers; the core flushes the send queue and
@@ -62,6 +65,10 @@ pub struct ErrorStats {
     pub stray: u32,
     /// Connection closes that failed (the context port stayed busy); the event was still reported.
     pub failed: u32,
+    /// RQ flush requests the core took (the first of each error and the sweep's repeats).
+    pub flushes: u32,
+    /// RQ flush requests the core did not take in time (the sweep asks again).
+    pub flush_hung: u32,
 }
 
 /// What one report came to.
@@ -96,6 +103,31 @@ pub fn request_fail(bus: &mut impl Bus, conn: u16) -> Result<(), FailHung> {
     Err(FailHung)
 }
 
+/// Asks the core to flush the receive queue of QP `qpn` (`RQ_FLUSH`), once the previous request was taken.
+pub fn request_rq_flush(bus: &mut impl Bus, qpn: u32) -> Result<(), FailHung> {
+    for _ in 0..FAIL_POLLS {
+        if bus.read(EVT_BASE + evt::QPERR_STATUS) & evt::STATUS_FLUSH_PENDING == 0 {
+            bus.write(EVT_BASE + evt::RQ_FLUSH, qpn);
+            return Ok(());
+        }
+    }
+    Err(FailHung)
+}
+
+/// One step of the flush sweep: looks at QP `cursor` and, if it is in ERROR and no flush request is pending,
+/// asks for its RQ flush. Returns the QP asked for, if any. Never waits.
+pub fn sweep(fw: &mut Firmware, bus: &mut impl Bus, cursor: u32) -> Option<u32> {
+    let qp = fw.objects.qp(cursor)?;
+    if qp.state != QpState::Error
+        || bus.read(EVT_BASE + evt::QPERR_STATUS) & evt::STATUS_FLUSH_PENDING != 0
+    {
+        return None;
+    }
+    bus.write(EVT_BASE + evt::RQ_FLUSH, cursor);
+    fw.errors.flushes += 1;
+    Some(cursor)
+}
+
 /// Takes the held report, if any, and releases it.
 pub fn take(bus: &mut impl Bus) -> Option<Report> {
     if bus.read(EVT_BASE + evt::QPERR_STATUS) & evt::STATUS_HELD == 0 {
@@ -128,6 +160,10 @@ pub fn handle(fw: &mut Firmware, bus: &mut impl Bus, r: &Report) -> Outcome {
     qp.state = QpState::Error;
     fw.objects.set_qp(qpn, qp);
     fw.errors.reported += 1;
+    match request_rq_flush(bus, qpn) {
+        Ok(()) => fw.errors.flushes += 1,
+        Err(FailHung) => fw.errors.flush_hung += 1,
+    }
     fw.events.push(
         bus,
         Event {

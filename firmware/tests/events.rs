@@ -75,6 +75,7 @@ fn a_qp_error_closes_the_connection_and_is_reported_once() {
     assert_eq!(new[0].entry, [0u8; 64]);
     assert_eq!(fw.objects().qp(a).unwrap().state, QpState::Error);
     assert_eq!(regs.raised, 1, "the host's interrupt was raised");
+    assert_eq!(regs.flushes, vec![a], "the QP's receive queue flushed");
     assert_eq!(fw.poll_errors(&mut regs), None);
 
     let ev = read_events(&mut fw, &mut regs);
@@ -201,6 +202,61 @@ fn a_hung_context_port_still_reports_the_error() {
 }
 
 #[test]
+fn the_sweep_flushes_the_receive_queue_of_each_qp_in_error_until_it_is_reset() {
+    let (mut fw, mut regs, a, b) = setup();
+    let max = fw.limits().max_qps as usize;
+    // Nothing in ERROR: a whole round of the sweep asks for nothing.
+    for _ in 0..max {
+        assert_eq!(fw.poll_flush(&mut regs), None);
+    }
+    assert!(regs.flushes.is_empty());
+    regs.qperr
+        .push_back(report(a, CqeStatus::RetryExceeded, None));
+    fw.poll_errors(&mut regs).expect("a report was held");
+    assert_eq!(regs.flushes, vec![a], "flushed at the error");
+    // Two rounds: QP a (in ERROR) asked for once per round, QP b (INIT) never.
+    let asked: Vec<u32> = (0..2 * max)
+        .filter_map(|_| fw.poll_flush(&mut regs))
+        .collect();
+    assert_eq!(asked, vec![a, a]);
+    assert_eq!(regs.flushes, vec![a, a, a]);
+    assert_eq!(fw.error_stats().flushes, 3);
+    // A receive queue that does not take the request: the sweep never waits for it.
+    regs.faults.flush_hangs = true;
+    let polls = regs.status_reads;
+    assert!((0..max).all(|_| fw.poll_flush(&mut regs).is_none()));
+    assert_eq!(
+        regs.status_reads - polls,
+        1,
+        "one look at QPERR_STATUS for the QP in ERROR"
+    );
+    regs.faults.flush_hangs = false;
+    // Moved to RESET: no longer flushed.
+    let reset = ModifyQp {
+        qpn: a,
+        state: QpState::Reset,
+        remote: None,
+    };
+    exec(&mut fw, &mut regs, Command::ModifyQp(reset));
+    assert!((0..2 * max).all(|_| fw.poll_flush(&mut regs).is_none()));
+    assert_eq!(regs.flushes.len(), 3);
+    assert_eq!(fw.objects().qp(b).unwrap().state, QpState::Init);
+}
+
+#[test]
+fn a_flush_request_the_core_does_not_take_is_counted_and_the_error_still_reported() {
+    let (mut fw, mut regs, a, _) = setup();
+    regs.faults.flush_hangs = true;
+    regs.qperr
+        .push_back(report(a, CqeStatus::RetryExceeded, None));
+    fw.poll_errors(&mut regs).expect("a report was held");
+    assert_eq!(fw.error_stats().flush_hung, 1);
+    assert!(regs.flushes.is_empty());
+    assert_eq!(fw.objects().qp(a).unwrap().state, QpState::Error);
+    assert_eq!(fw.events().len(), 1, "the QP_ERROR event is queued");
+}
+
+#[test]
 fn nothing_is_taken_before_boot() {
     let mut regs = RegSpace::new(&caps());
     regs.qperr
@@ -209,6 +265,7 @@ fn nothing_is_taken_before_boot() {
     let mut fw = Firmware::new();
     assert_eq!(fw.poll_errors(&mut regs), None);
     assert_eq!(fw.poll_port(&mut regs), None);
+    assert_eq!(fw.poll_flush(&mut regs), None);
     assert_eq!(regs.qperr.len(), 1, "the report stays held");
     assert_eq!(regs.raised, 0);
 }

@@ -56,6 +56,8 @@ pub struct Faults {
     pub tx_hangs: bool,
     /// The transmit scheduler never takes a `QP_FAIL` request.
     pub fail_hangs: bool,
+    /// The receive queue never takes an `RQ_FLUSH` request.
+    pub flush_hangs: bool,
     /// The endpoint block ignores writes.
     pub endpoint_stuck: bool,
 }
@@ -117,8 +119,12 @@ pub struct RegSpace {
     pub raised: u32,
     /// Connections of the `EVT.QP_FAIL` requests taken.
     pub fails: Vec<u32>,
+    /// QPs of the `EVT.RQ_FLUSH` requests taken.
+    pub flushes: Vec<u32>,
     /// Writes to the endpoint block, in order: (offset in the block, value).
     pub endpoint_writes: Vec<(u32, u32)>,
+    /// Reads of the event port's `QPERR_STATUS`.
+    pub status_reads: u64,
 }
 
 impl RegSpace {
@@ -177,6 +183,8 @@ impl RegSpace {
             i2c_writes: 0,
             raised: 0,
             fails: Vec::new(),
+            flushes: Vec::new(),
+            status_reads: 0,
             endpoint_writes: Vec::new(),
         }
     }
@@ -359,9 +367,15 @@ impl Bus for RegSpace {
                 })
             }
             a if a == EVT_BASE + evt::QPERR_STATUS => {
+                self.status_reads += 1;
                 u32::from(!self.qperr.is_empty())
                     | if self.faults.fail_hangs {
                         evt::STATUS_FAIL_PENDING
+                    } else {
+                        0
+                    }
+                    | if self.faults.flush_hangs {
+                        evt::STATUS_FLUSH_PENDING
                     } else {
                         0
                     }
@@ -419,6 +433,9 @@ impl Bus for RegSpace {
             }
             a if a == EVT_BASE + evt::RAISE => self.raised += 1,
             a if a == EVT_BASE + evt::QP_FAIL && !self.faults.fail_hangs => self.fails.push(value),
+            a if a == EVT_BASE + evt::RQ_FLUSH && !self.faults.flush_hangs => {
+                self.flushes.push(value)
+            }
             a if a >= REG_BASE => self.reg_write(a - REG_BASE, value),
             a => self.stray.push(a),
         }
