@@ -16,6 +16,7 @@ use metaroce_regmap::command::{
 use metaroce_regmap::context::mr::MrAccess;
 use metaroce_regmap::counters::{self, CounterId};
 use metaroce_regmap::descriptor::cqe::{CqeOpcode, CqeStatus};
+use metaroce_regmap::descriptor::rqe::RqeRepr;
 use metaroce_regmap::descriptor::sqe::{SqOp, SqeRepr};
 use metaroce_regmap::endpoint as ep;
 use metaroce_regmap::fwbus::{BootStage, PortStatus};
@@ -778,10 +779,40 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
 /// A host's MODIFY_QP from READY to ERROR (verbs' move to ERR): the firmware asks the core to fail the QP, the
 /// core flushes the started WRITE and the queued one (FLUSHED, in posting order), the firmware closes the
 /// connection and confirms with a QP_ERROR event (status FLUSHED); a WR posted later completes FLUSHED too.
+/// One of A's receive buffers: 4 KiB at `n` KiB into its region.
+fn recv_buf(made: &firmware::Created, wr_id: u64, n: u64) -> RqeRepr {
+    RqeRepr {
+        wr_id,
+        addr: BUFS[0] + 0x8_0000 + 0x1000 * n,
+        length: 0x1000,
+        lkey: made.lkey,
+    }
+}
+
+/// A completion as `(wr_id, opcode, status, byte_len, wqe_index)`.
+type Cqe = (u64, CqeOpcode, CqeStatus, u32, u16);
+
+/// The CQEs on A's `cq` until `n` have come, and the cycles that took.
+fn cqes(p: &mut NicPair, cq: &mut host::Cq, n: usize, what: &str) -> (Vec<Cqe>, u64) {
+    let mut got = Vec::new();
+    let cycles = run_until(p, 400_000, what, |p| {
+        while let Some(c) = host::poll_cq(&mut p.a, cq).unwrap_or_else(|e| panic!("{e}")) {
+            got.push((c.wr_id, c.opcode, c.status, c.byte_len, c.wqe_index));
+        }
+        got.len() >= n
+    });
+    assert_eq!(got.len(), n, "{what}: {got:x?}");
+    (got, cycles)
+}
+
 #[test]
-fn a_host_move_to_error_flushes_the_send_queue() {
+fn a_host_move_to_error_flushes_the_send_and_receive_queues() {
     let (mut p, made) = two_cores();
     let (mut qa, mut ca) = (made[0].qp, made[0].cq);
+    // Three receive buffers posted on A: none is consumed (B sends nothing).
+    for n in 0..3 {
+        host::post_recv(&mut p.a, &mut qa, &recv_buf(&made[0], 0xD0 + n, n)).expect("post");
+    }
     let write = |wr_id: u64, off: u64| SqeRepr {
         wr_id,
         op: SqOp::Write,
@@ -820,17 +851,32 @@ fn a_host_move_to_error_flushes_the_send_queue() {
     );
     println!("MODIFY_QP READY to ERROR: {cycles} cycles");
     assert_eq!(r.status, Status::Ok);
-    let mut got = Vec::new();
-    run_until(&mut p, 400_000, "the flushed WRITEs", |p| {
-        while let Some(c) = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}")) {
-            got.push((c.wr_id, c.status, c.byte_len));
-        }
-        got.len() == 2
-    });
+    // One CQ takes both queues' completions: each queue's in its own order.
+    let (got, _) = cqes(&mut p, &mut ca, 5, "the flushed WRITEs and receive buffers");
+    let (sends, recvs): (Vec<Cqe>, Vec<Cqe>) =
+        got.into_iter().partition(|c| c.1 == CqeOpcode::Write);
     assert_eq!(
-        got,
-        [(0xE0, CqeStatus::Flushed, 0), (0xE1, CqeStatus::Flushed, 0)],
+        sends,
+        [
+            (0xE0, CqeOpcode::Write, CqeStatus::Flushed, 0, 0),
+            (0xE1, CqeOpcode::Write, CqeStatus::Flushed, 0, 1)
+        ],
         "both WRITEs flushed in posting order"
+    );
+    let want: Vec<Cqe> = (0..3u16)
+        .map(|n| {
+            (
+                0xD0 + u64::from(n),
+                CqeOpcode::Recv,
+                CqeStatus::Flushed,
+                0,
+                n,
+            )
+        })
+        .collect();
+    assert_eq!(
+        recvs, want,
+        "the three receive buffers flushed in ring order"
     );
     run_until(&mut p, 400_000, "A's ASYNC_EVENT", |p| {
         take_async_cause(&mut p.a)
@@ -848,17 +894,33 @@ fn a_host_move_to_error_flushes_the_send_queue() {
         )]
     );
     assert_eq!(device(&mut p.a).qp_errors, 1);
+    // Work posted in ERROR: the WRITE completes FLUSHED at once, the receive buffer when the firmware's
+    // sweep comes to the QP.
     host::post_send(&mut p.a, &mut qa, &write(0xE2, 0)).expect("post");
-    let mut cqe = None;
-    run_until(&mut p, 200_000, "the WRITE posted in ERROR", |p| {
-        cqe = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}"));
-        cqe.is_some()
-    });
-    let c = cqe.expect("a CQE");
-    assert_eq!((c.wr_id, c.status), (0xE2, CqeStatus::Flushed));
+    host::post_recv(&mut p.a, &mut qa, &recv_buf(&made[0], 0xD3, 3)).expect("post");
+    let (mut got, cycles) = cqes(
+        &mut p,
+        &mut ca,
+        2,
+        "the WRITE and the receive buffer posted in ERROR",
+    );
+    println!("a receive buffer posted in ERROR flushed within {cycles} cycles");
+    got.sort_by_key(|c| c.0);
+    assert_eq!(
+        got,
+        [
+            (0xD3, CqeOpcode::Recv, CqeStatus::Flushed, 0, 3),
+            (0xE2, CqeOpcode::Write, CqeStatus::Flushed, 0, 2)
+        ]
+    );
     assert_eq!(
         p.b.dma.mem.read(BUFS[1], 0x4_0000),
         vec![0; 0x4_0000],
         "nothing reached B's memory"
+    );
+    assert_eq!(
+        p.a.dma.mem.read(BUFS[0] + 0x8_0000, 0x4000),
+        vec![0; 0x4000],
+        "nothing written into A's receive buffers"
     );
 }
