@@ -219,8 +219,9 @@ fn destroy_cq(fw: &mut Firmware, bus: &mut impl Bus, cqn: u32) -> Result<Respons
     Ok(ResponseData::None)
 }
 
-/// The QP entry of `qp` number `qpn` (ring indices 0).
-fn qp_entry(qpn: u32, qp: &Qp) -> Result<[u8; 64], CmdError> {
+/// The QP entry of `qp` number `qpn` (ring indices 0). With `keep_rq` the device keeps the RQ's indices
+/// (`rq_keep`): the entry rewrites a live QP, whose receive WQEs posted so far stay posted.
+fn qp_entry(qpn: u32, qp: &Qp, keep_rq: bool) -> Result<[u8; 64], CmdError> {
     let ctx = if qp.state == QpState::Reset {
         QpContext::reset()
     } else {
@@ -234,6 +235,7 @@ fn qp_entry(qpn: u32, qp: &Qp) -> Result<[u8; 64], CmdError> {
             sq_ci: 0,
             rq_pi: 0,
             rq_ci: 0,
+            rq_keep: keep_rq,
             send_cqn: qp.send_cqn,
             recv_cqn: qp.recv_cqn,
             cid: if qp.state == QpState::Ready { qpn } else { 0 },
@@ -278,7 +280,7 @@ fn create_qp(
         recv_cqn: c.recv_cqn,
         ..Qp::FREE
     };
-    let e = qp_entry(qpn, &qp)?;
+    let e = qp_entry(qpn, &qp, false)?;
     commit(bus, table::QP, qpn as u16, &e, None).map_err(|_| internal())?;
     fw.objects.set_qp(qpn, qp);
     for n in [c.send_cqn, c.recv_cqn] {
@@ -351,12 +353,14 @@ fn modify_qp(
         qp.peer_isn = 0;
         qp.announced = 0;
     }
+    // A live QP keeps its receive WQEs (those posted in INIT, MR-SEM-9, Table 7.10); RESET clears the rings.
+    let keep_rq = qp.state != QpState::Reset && m.state != QpState::Reset;
     qp.state = m.state;
     if m.state == QpState::Reset {
         qp.connected = false;
         qp.peer_cid = 0;
     }
-    let e = qp_entry(m.qpn, &qp)?;
+    let e = qp_entry(m.qpn, &qp, keep_rq)?;
     commit(bus, table::QP, m.qpn as u16, &e, None).map_err(|_| internal())?;
     if m.state == QpState::Reset && qp.conn != 0 {
         close_conn(fw, bus, qp.conn)?;

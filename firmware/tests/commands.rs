@@ -146,6 +146,7 @@ fn a_qp_lives_from_create_to_destroy_and_every_entry_is_what_the_tables_expect()
     );
     assert_eq!((q.send_cqn, q.recv_cqn, q.cid), (0, 0, 0));
     assert!(q.remote.is_none());
+    assert!(!q.rq_keep, "a new QP's rings start empty");
 
     let n = regs.commits.len();
     let r = run(
@@ -181,6 +182,10 @@ fn a_qp_lives_from_create_to_destroy_and_every_entry_is_what_the_tables_expect()
     let q = QpContext::parse(&qp.entry).unwrap();
     assert_eq!((qp.table, qp.index), (table::QP, 1));
     assert_eq!((q.state, q.cid), (QpState::Ready, 1));
+    assert!(
+        q.rq_keep,
+        "the move to READY keeps the receive WQEs posted in INIT"
+    );
     let rm = q.remote.unwrap();
     assert_eq!((rm.qpn, rm.mac, rm.ip), (7, remote().mac, remote().ip));
 

@@ -100,25 +100,12 @@ impl Tb {
 
     /// Programs QP `QPN` (connection `CONN`, RQ of 16 entries, nothing posted) and opens the connection.
     fn setup(&mut self) {
-        let ctx = QpContext {
-            state: QpState::Ready,
-            sq_base: 0x1_0000,
-            rq_base: RQ_BASE,
-            sq_log: 4,
-            rq_log: RQ_LOG,
-            sq_pi: 0,
-            sq_ci: 0,
-            rq_pi: 0,
-            rq_ci: 0,
-            send_cqn: 3,
-            recv_cqn: 3,
-            cid: CONN as u32,
-            remote: Some(QpRemote {
-                qpn: 9,
-                mac: [2, 0, 0, 0, 0, 9],
-                ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)),
-            }),
-        };
+        self.write_qp(&qp_ready(false));
+        self.open();
+    }
+
+    /// Writes QP `QPN`'s context entry.
+    fn write_qp(&mut self, ctx: &QpContext) {
         let mut buf = [0u8; 64];
         ctx.emit(&mut buf).expect("QP context");
         self.u.s_axis_ctxw_tdata.next = CtxWrite {
@@ -130,6 +117,10 @@ impl Tb {
         self.clock();
         self.u.s_axis_ctxw_tvalid.next = false;
         self.clock();
+    }
+
+    /// Opens connection `CONN`.
+    fn open(&mut self) {
         self.u.s_axis_open_tdata.next = ConnOpen {
             conn: CONN.to_bits(),
             ..Default::default()
@@ -195,6 +186,40 @@ impl Tb {
         self.wait("RQE read data taken", |u| u.s_axis_dma_rd_tready.val());
         self.clock();
         self.u.s_axis_dma_rd_tvalid.next = false;
+    }
+}
+
+/// QP `QPN`'s entry in INIT: RQ of 16 entries, indices 0, no connection.
+fn qp_init() -> QpContext {
+    QpContext {
+        state: QpState::Init,
+        cid: 0,
+        remote: None,
+        ..qp_ready(false)
+    }
+}
+
+/// QP `QPN`'s entry in READY on connection `CONN`; `rq_keep` as given, indices 0.
+fn qp_ready(rq_keep: bool) -> QpContext {
+    QpContext {
+        state: QpState::Ready,
+        sq_base: 0x1_0000,
+        rq_base: RQ_BASE,
+        sq_log: 4,
+        rq_log: RQ_LOG,
+        sq_pi: 0,
+        sq_ci: 0,
+        rq_pi: 0,
+        rq_ci: 0,
+        rq_keep,
+        send_cqn: 3,
+        recv_cqn: 3,
+        cid: CONN as u32,
+        remote: Some(QpRemote {
+            qpn: 9,
+            mac: [2, 0, 0, 0, 0, 9],
+            ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)),
+        }),
     }
 }
 
@@ -536,4 +561,25 @@ fn mr_sem_38_flush_completes_every_posted_rqe_in_ring_order_and_leaves_none_for_
     // A flush of an empty RQ ends without output.
     let (out, _, _) = flush(&mut tb, None);
     assert!(out.is_empty(), "nothing to flush: {out:?}");
+}
+
+#[test]
+fn mr_sem_9_receive_wqes_posted_in_init_stay_posted_when_the_entry_is_rewritten_with_rq_keep() {
+    let mut tb = Tb::new();
+    tb.write_qp(&qp_init());
+    tb.doorbell(2);
+    // The move to READY keeps the RQ's indices: both WQEs are still posted.
+    tb.write_qp(&qp_ready(true));
+    tb.open();
+    let p = pop(&mut tb, Some(0));
+    assert!(p.ok, "the WQE posted in INIT: {p:?}");
+    assert_eq!(
+        (p.index, p.wr_id),
+        (0u64.to_bits::<16>(), rqe(0).wr_id.to_bits::<64>())
+    );
+    // Rewritten again with `rq_keep` clear, the entry's indices (0, 0) replace the device's: nothing posted.
+    tb.write_qp(&qp_ready(false));
+    let p = pop(&mut tb, None);
+    assert!(!p.ok, "the RQ emptied by the entry's indices: {p:?}");
+    assert_eq!(p.index, 0u64.to_bits::<16>());
 }

@@ -421,6 +421,7 @@ fn run(seed: u64) -> u32 {
         sq_ci: 0,
         rq_pi: 0,
         rq_ci: 0,
+        rq_keep: false,
         send_cqn: 9,
         recv_cqn: 9,
         cid: open.scid,

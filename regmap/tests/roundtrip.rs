@@ -262,6 +262,7 @@ fn arb_qp() -> impl Strategy<Value = QpContext> {
                 rq_log: rq.1,
                 rq_pi: rq.2,
                 rq_ci: rq.3,
+                rq_keep: false,
                 send_cqn: scq,
                 recv_cqn: rcq,
                 cid: if state == QpState::Init { 0 } else { cid },
@@ -811,6 +812,7 @@ fn qp_context_rejects_inconsistent_entries() {
         sq_ci: 0,
         rq_pi: 0,
         rq_ci: 0,
+        rq_keep: false,
         send_cqn: 1,
         recv_cqn: 2,
         cid: 0,
@@ -835,6 +837,17 @@ fn qp_context_rejects_inconsistent_entries() {
     assert_eq!(
         QpContext { sq_log: 0, ..ok }.emit(&mut b),
         Err(Error::Invalid { field: "sq_log" })
+    );
+    // `rq_keep`: the device's RQ indices are kept, so the entry's are 0.
+    let keep = QpContext {
+        rq_keep: true,
+        ..ok
+    };
+    keep.emit(&mut b).unwrap();
+    assert_eq!(QpContext::parse(&b), Ok(keep));
+    assert_eq!(
+        QpContext { rq_pi: 1, ..keep }.emit(&mut b),
+        Err(Error::Invalid { field: "rq_keep" })
     );
     // READY needs the remote QP; RESET must be all zero.
     assert!(QpContext {

@@ -327,6 +327,14 @@ const BUFS: [u64; 2] = [0x10_0000, 0x20_0000];
 /// Two booted cores on a 4-path link, each with a CQ, a QP and a 1 MiB region its host made through the
 /// firmware, the QPs READY towards each other.
 fn two_cores() -> (NicPair, [firmware::Created; 2]) {
+    two_cores_with(|_, _, _| {})
+}
+
+/// [`two_cores`], calling `in_init` for each core (index 0 is A) between the creation of its objects (its QP
+/// in INIT) and the move to READY.
+fn two_cores_with(
+    mut in_init: impl FnMut(usize, &mut CoreBench, &mut firmware::Created),
+) -> (NicPair, [firmware::Created; 2]) {
     let cfg = cosim_config();
     let kind = core_model(&cfg, false).unwrap_or_else(|e| panic!("{e}"));
     let mut cores = [1u64, 2].map(|seed| {
@@ -336,10 +344,13 @@ fn two_cores() -> (NicPair, [firmware::Created; 2]) {
         assert_eq!(st.stage, BootStage::Ready, "{st:?}");
         b
     });
-    let made = [0, 1].map(|i| {
+    let mut made = [0, 1].map(|i| {
         firmware::create(&mut cores[i], MACS[i], IPS[i], (BUFS[i], 1 << 20))
             .unwrap_or_else(|e| panic!("{e}"))
     });
+    for i in 0..2 {
+        in_init(i, &mut cores[i], &mut made[i]);
+    }
     for i in 0..2 {
         let peer = 1 - i;
         firmware::ready(
@@ -779,6 +790,72 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
 /// A host's MODIFY_QP from READY to ERROR (verbs' move to ERR): the firmware asks the core to fail the QP, the
 /// core flushes the started WRITE and the queued one (FLUSHED, in posting order), the firmware closes the
 /// connection and confirms with a QP_ERROR event (status FLUSHED); a WR posted later completes FLUSHED too.
+#[test]
+fn receive_buffers_posted_in_init_take_sends_after_the_move_to_ready() {
+    // A posts two receive buffers while its QP is in INIT; the firmware's move to READY keeps them (`rq_keep`).
+    let (mut p, made) = two_cores_with(|i, core, m| {
+        if i == 0 {
+            for n in 0..2 {
+                let rqe = recv_buf(m, 0xC0 + n, n);
+                host::post_recv(core, &mut m.qp, &rqe).expect("post");
+            }
+        }
+    });
+    let (mut qb, mut ca, mut cb) = (made[1].qp, made[0].cq, made[1].cq);
+    let lens = [3000usize, 4096];
+    for (n, len) in lens.into_iter().enumerate() {
+        let data = pattern(90 + n as u64, len);
+        let src = BUFS[1] + 0x1_0000 * n as u64;
+        p.b.dma.mem.write(src, &data);
+        let sqe = SqeRepr {
+            wr_id: 0xB0 + n as u64,
+            op: SqOp::Send,
+            local_addr: src,
+            length: len as u32,
+            lkey: made[1].lkey,
+            remote_addr: 0,
+            rkey: 0,
+            solicited: false,
+        };
+        host::post_send(&mut p.b, &mut qb, &sqe).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut sent = Vec::new();
+    let (got, cycles) = {
+        let mut got = Vec::new();
+        let cycles = run_until(&mut p, 1_000_000, "the SENDs into A's buffers", |p| {
+            while let Some(c) = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}")) {
+                got.push((c.wr_id, c.opcode, c.status, c.byte_len, c.wqe_index));
+            }
+            while let Some(c) = host::poll_cq(&mut p.b, &mut cb).unwrap_or_else(|e| panic!("{e}")) {
+                sent.push((c.wr_id, c.status));
+            }
+            got.len() == 2 && sent.len() == 2
+        });
+        (got, cycles)
+    };
+    println!("two SENDs into receive buffers posted in INIT completed after {cycles} cycles");
+    assert_eq!(
+        got,
+        [
+            (0xC0, CqeOpcode::Recv, CqeStatus::Success, 3000, 0),
+            (0xC1, CqeOpcode::Recv, CqeStatus::Success, 4096, 1)
+        ],
+        "each SEND took the next buffer posted in INIT"
+    );
+    assert_eq!(
+        sent,
+        [(0xB0, CqeStatus::Success), (0xB1, CqeStatus::Success)]
+    );
+    for (n, len) in lens.into_iter().enumerate() {
+        let data = pattern(90 + n as u64, len);
+        assert_eq!(
+            p.a.dma.mem.read(recv_buf(&made[0], 0, n as u64).addr, len),
+            data,
+            "SEND {n} placed byte-exact"
+        );
+    }
+}
+
 /// One of A's receive buffers: 4 KiB at `n` KiB into its region.
 fn recv_buf(made: &firmware::Created, wr_id: u64, n: u64) -> RqeRepr {
     RqeRepr {

@@ -4,7 +4,8 @@
 //! State: per QP (`2^QB` entries, from the QP context `metaroce_regmap::context::qp`, table QP): `rq_base`,
 //! `rq_log`, `recv_cqn`, `cid`; the producer index `rq_pi` (RQ_PI doorbells, `metaroce_regmap::queues`, page n
 //! of QP n at `n * 8`, RQ_PI at +4 of the page, on `cfg_wr_*`) and the consumer index `rq_ci` (advanced by
-//! [`RqePop`]s). Per connection (`2^CB` entries): its QP (from the QP entries' `cid`, whose low `CB` bits are the
+//! [`RqePop`]s). A QP-table write sets both indices from the entry, unless the entry's `rq_keep` is set (a
+//! live QP's entry rewritten: the receive WQEs posted so far stay posted). Per connection (`2^CB` entries): its QP (from the QP entries' `cid`, whose low `CB` bits are the
 //! connection index) and `ssn_base`, the `rq_ci` of its QP when the connection opened (`s_axis_open_*`).
 //!
 //! SEND / SEND_IMM packet (`drop == 0`, DATA, not trimmed, no verdict yet): the SSN (`key`) names RQE index
@@ -288,6 +289,8 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     pf_k: Signal<Local, Bits<16>>,
     ctx_data: Signal<Local, Bits<512>>,
     ctx_qp: Signal<Local, Bit>,
+    /// A QP-table write that sets the RQ's indices (`rq_keep` clear).
+    ctx_rq: Signal<Local, Bit>,
     ctx_index: Signal<Local, Bits<16>>,
     ctx_cid: Signal<Local, Bits<24>>,
     wa: Signal<Local, Bits<24>>,
@@ -327,6 +330,7 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_off_cqn: Lit<9, { qf::RECV_CQN.lsb() as u64 }>,
     k_off_pi: Lit<9, { qf::RQ_PI.lsb() as u64 }>,
     k_off_ci: Lit<9, { qf::RQ_CI.lsb() as u64 }>,
+    k_off_keep: Lit<9, { qf::RQ_KEEP.lsb() as u64 }>,
     k_off_cid: Lit<9, { qf::CID.lsb() as u64 }>,
     k_rq_pi: Lit<3, { page::RQ_PI as u64 }>,
     k_r_wr_id: Lit<8, { rf::WR_ID.lsb() as u64 }>,
@@ -477,6 +481,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             ci_new: Default::default(),
             ctx_data: Default::default(),
             ctx_qp: Default::default(),
+            ctx_rq: Default::default(),
             ctx_index: Default::default(),
             ctx_cid: Default::default(),
             wa: Default::default(),
@@ -516,6 +521,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_off_cqn: Default::default(),
             k_off_pi: Default::default(),
             k_off_ci: Default::default(),
+            k_off_keep: Default::default(),
             k_off_cid: Default::default(),
             k_rq_pi: Default::default(),
             k_r_wr_id: Default::default(),
@@ -624,8 +630,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.x_conn.i.next = self.q2c.rd_data.val();
         self.m_axis_kick_tdata.next = self.x_conn.o.val();
         self.m_axis_kick_tvalid.next = self.kick_v.q.val();
-        self.piram.wr_en.next = self.ctx_qp.val() | self.db.val();
-        if self.ctx_qp.val() {
+        self.ctx_rq.next =
+            self.ctx_qp.val() & !self.ctx_data.val().get_bit(self.k_off_keep.v.val().index());
+        self.piram.wr_en.next = self.ctx_rq.val() | self.db.val();
+        if self.ctx_rq.val() {
             self.piram.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
             self.piram.wr_data.next = self
                 .ctx_data
@@ -635,8 +643,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             self.piram.wr_addr.next = self.wa.val().get_bits::<QB>(3);
             self.piram.wr_data.next = self.cfg_wr_data.val().get_bits::<16>(0);
         }
-        self.ciram.wr_en.next = self.ctx_qp.val() | self.ci_wr.q.val();
-        if self.ctx_qp.val() {
+        self.ciram.wr_en.next = self.ctx_rq.val() | self.ci_wr.q.val();
+        if self.ctx_rq.val() {
             self.ciram.wr_addr.next = self.ctx_index.val().get_bits::<QB>(0);
             self.ciram.wr_data.next = self
                 .ctx_data

@@ -82,6 +82,14 @@ pub mod field {
     pub const STATE: Field = Field::new("state", 58, 0, 2, "0 RESET, 1 INIT, 2 READY, 3 ERROR");
     /// `ipv6`.
     pub const IPV6: Field = Field::new("ipv6", 58, 2, 1, "remote_ip is IPv6");
+    /// `rq_keep`.
+    pub const RQ_KEEP: Field = Field::new(
+        "rq_keep",
+        58,
+        3,
+        1,
+        "the device keeps its RQ indices (rq_pi and rq_ci are 0 and ignored): receive WQEs posted before the write stay posted",
+    );
     /// `sq_log`.
     pub const SQ_LOG: Field = Field::new("sq_log", 59, 0, 4, "log2 of the SQ entries (0 in RESET)");
     /// `rq_log`.
@@ -108,6 +116,7 @@ pub const LAYOUT: Layout = Layout {
         field::REMOTE_QPN,
         field::STATE,
         field::IPV6,
+        field::RQ_KEEP,
         field::SQ_LOG,
         field::RQ_LOG,
     ],
@@ -145,6 +154,9 @@ pub struct QpContext {
     pub rq_pi: u16,
     /// RQ consumer index.
     pub rq_ci: u16,
+    /// The device keeps the RQ's indices (`rq_pi` and `rq_ci` must be 0): a rewrite of a live QP's entry (its
+    /// move from INIT to READY) leaves the receive WQEs posted before it posted.
+    pub rq_keep: bool,
     /// Send CQ.
     pub send_cqn: u32,
     /// Receive CQ.
@@ -161,8 +173,8 @@ fn invalid(f: &crate::field::Field) -> Error {
 
 impl QpContext {
     /// Checks the entry: a RESET entry is all zero; otherwise ring exponents in 1..=15, bases 4 KiB aligned and
-    /// non-zero, indices no further apart than the ring size, a remote QP in READY (none in INIT), and every
-    /// 24-bit number within 24 bits.
+    /// non-zero, indices no further apart than the ring size (both 0 with `rq_keep`), a remote QP in READY
+    /// (none in INIT), and every 24-bit number within 24 bits.
     pub fn validate(&self) -> Result<(), Error> {
         if self.state == QpState::Reset {
             let zero = QpContext::reset();
@@ -201,6 +213,9 @@ impl QpContext {
             }
             Ring::new(log)?.occupancy(pi, ci).map_err(|_| invalid(fp))?;
         }
+        if self.rq_keep && (self.rq_pi, self.rq_ci) != (0, 0) {
+            return Err(invalid(&field::RQ_KEEP));
+        }
         let max24 = field::CID.max() as u32;
         if self.send_cqn > max24 {
             return Err(invalid(&field::SEND_CQN));
@@ -232,6 +247,7 @@ impl QpContext {
             sq_ci: 0,
             rq_pi: 0,
             rq_ci: 0,
+            rq_keep: false,
             send_cqn: 0,
             recv_cqn: 0,
             cid: 0,
@@ -275,6 +291,7 @@ impl QpContext {
             sq_ci: field::SQ_CI.get(buf)? as u16,
             rq_pi: field::RQ_PI.get(buf)? as u16,
             rq_ci: field::RQ_CI.get(buf)? as u16,
+            rq_keep: field::RQ_KEEP.get(buf)? != 0,
             send_cqn: field::SEND_CQN.get(buf)? as u32,
             recv_cqn: field::RECV_CQN.get(buf)? as u32,
             cid: field::CID.get(buf)? as u32,
@@ -297,6 +314,7 @@ impl QpContext {
         field::SQ_CI.set(buf, self.sq_ci as u64)?;
         field::RQ_PI.set(buf, self.rq_pi as u64)?;
         field::RQ_CI.set(buf, self.rq_ci as u64)?;
+        field::RQ_KEEP.set(buf, u64::from(self.rq_keep))?;
         field::SEND_CQN.set(buf, self.send_cqn as u64)?;
         field::RECV_CQN.set(buf, self.recv_cqn as u64)?;
         field::CID.set(buf, self.cid as u64)?;

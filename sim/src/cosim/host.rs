@@ -318,6 +318,7 @@ pub fn setup_qp(
             sq_ci: 0,
             rq_pi: 0,
             rq_ci: 0,
+            rq_keep: false,
             send_cqn: u32::from(CQN),
             recv_cqn: u32::from(CQN),
             cid: u32::from(me.conn),
