@@ -10,7 +10,7 @@
 //! | MODIFY_CQ | none | moderation is recorded; the hardware has no interrupt moderation, and rewriting a live CQ's entry would reset its indices |
 //! | DESTROY_CQ | CQ `cqn` zeroed (`log_size` 0: not in use) | refused (BAD_STATE) while a QP completes into it |
 //! | CREATE_QP | QP `qpn` in INIT (Table 7.10: created through RESET into INIT) | the lowest free QPN; both CQs must exist |
-//! | MODIFY_QP | QP `qpn`; to READY also connection `qpn`, opened 0-RTT (MR-CONN-7) with a random ISN and EV-set seed; READY to ERROR nothing: the core is asked to fail the QP ([`crate::qp_errors`]); to RESET the connection is closed | transitions of [`QpState::modify_allowed`]; a commit sets the entry's ring indices to 0, so the host rings `RQ_PI` again after the move to READY if it posted receives in INIT (doorbells carry absolute indices) |
+//! | MODIFY_QP | QP `qpn`; to READY also connection `qpn`, opened 0-RTT (MR-CONN-7) with a random ISN and EV-set seed; READY to ERROR nothing: the core is asked to fail the QP ([`crate::qp_errors`]); to RESET the connection is closed | transitions of [`QpState::modify_allowed`]; the entry of a live QP keeps the device's RQ indices (`rq_keep`), so receives posted in INIT stay posted; RESET clears the rings |
 //! | DESTROY_QP | QP `qpn` zeroed, its connection closed | the host completes its outstanding WRs as FLUSHED |
 //! | QUERY_QP | none | the firmware's record of the QP: state, remote QP, connection, CIDs and ISNs |
 //! | CREATE_MR | MR slot | `lkey = slot << 8 | generation`; `rkey` = `lkey` with random bits above the device's slot bits (MR-SEM-5, MR-SEM-6) |
@@ -23,8 +23,10 @@
 //! | QUERY_CC | none | the endpoint block's parameters |
 //! | READ_MODULE | none | the transceiver module's bytes over its management bus ([`crate::module`]): BAD_STATE without a module, DEVICE_ERROR when it does not answer |
 //!
-//! A connection's index and own CID are its QP's number, so the firmware needs no connection allocator; the
-//! device's connection table (`max_conns`) is larger than the QPs the firmware serves.
+//! A connection's index is its QP's number, so the firmware needs no connection allocator (the device's
+//! connection table, `max_conns`, is larger than the QPs the firmware serves); its own CID carries the slot's
+//! generation above the index ([`crate::objects::Objects::next_cid`], MR-CONN-2), so a QP's next connection has
+//! a new CID and a stale packet of the previous one is not taken for it.
 
 use crate::bus::Bus;
 use crate::ctx::{commit, OpenParam};
@@ -100,7 +102,7 @@ pub fn execute(fw: &mut Firmware, bus: &mut impl Bus, req: &Request) -> Response
                     qpn,
                     state: q.state,
                     remote: q.remote(),
-                    cid: u32::from(q.conn),
+                    cid: q.cid,
                     peer_cid: q.peer_cid,
                     isn: q.isn,
                     peer_isn: q.peer_isn,
@@ -219,9 +221,9 @@ fn destroy_cq(fw: &mut Firmware, bus: &mut impl Bus, cqn: u32) -> Result<Respons
     Ok(ResponseData::None)
 }
 
-/// The QP entry of `qp` number `qpn` (ring indices 0). With `keep_rq` the device keeps the RQ's indices
+/// The QP entry of `qp` (ring indices 0). With `keep_rq` the device keeps the RQ's indices
 /// (`rq_keep`): the entry rewrites a live QP, whose receive WQEs posted so far stay posted.
-fn qp_entry(qpn: u32, qp: &Qp, keep_rq: bool) -> Result<[u8; 64], CmdError> {
+fn qp_entry(qp: &Qp, keep_rq: bool) -> Result<[u8; 64], CmdError> {
     let ctx = if qp.state == QpState::Reset {
         QpContext::reset()
     } else {
@@ -238,7 +240,11 @@ fn qp_entry(qpn: u32, qp: &Qp, keep_rq: bool) -> Result<[u8; 64], CmdError> {
             rq_keep: keep_rq,
             send_cqn: qp.send_cqn,
             recv_cqn: qp.recv_cqn,
-            cid: if qp.state == QpState::Ready { qpn } else { 0 },
+            cid: if qp.state == QpState::Ready {
+                qp.cid
+            } else {
+                0
+            },
             remote: if qp.state == QpState::Ready {
                 qp.remote().map(|r| QpRemote {
                     qpn: r.qpn,
@@ -280,7 +286,7 @@ fn create_qp(
         recv_cqn: c.recv_cqn,
         ..Qp::FREE
     };
-    let e = qp_entry(qpn, &qp, false)?;
+    let e = qp_entry(&qp, false)?;
     commit(bus, table::QP, qpn as u16, &e, None).map_err(|_| internal())?;
     fw.objects.set_qp(qpn, qp);
     for n in [c.send_cqn, c.recv_cqn] {
@@ -338,7 +344,9 @@ fn modify_qp(
         // random stream) still choose different ISNs for the two directions of a connection.
         let isn = fw.random() ^ remote_hash(&remote);
         let seed = fw.random();
-        let e = open_entry(m.qpn, isn)?;
+        let r = fw.random();
+        let cid = fw.objects.next_cid(conn, r);
+        let e = open_entry(cid, isn)?;
         let open = OpenParam {
             mtu_log: MTU_LOG.min(fw.caps.max_mtu_log),
             paths: PATHS.min(fw.caps.max_paths),
@@ -348,6 +356,7 @@ fn modify_qp(
         commit(bus, table::CONN, conn, &e, Some(open)).map_err(|_| internal())?;
         fw.objects.conns += 1;
         qp.conn = conn;
+        qp.cid = cid;
         qp.isn = isn;
         qp.peer_cid = 0;
         qp.peer_isn = 0;
@@ -360,11 +369,12 @@ fn modify_qp(
         qp.connected = false;
         qp.peer_cid = 0;
     }
-    let e = qp_entry(m.qpn, &qp, keep_rq)?;
+    let e = qp_entry(&qp, keep_rq)?;
     commit(bus, table::QP, m.qpn as u16, &e, None).map_err(|_| internal())?;
     if m.state == QpState::Reset && qp.conn != 0 {
         close_conn(fw, bus, qp.conn)?;
         qp.conn = 0;
+        qp.cid = 0;
     }
     fw.objects.set_qp(m.qpn, qp);
     Ok(ResponseData::None)

@@ -53,8 +53,10 @@ pub struct Qp {
     pub remote_ip: [u8; 16],
     /// The remote IP is IPv6.
     pub remote_v6: bool,
-    /// The connection opened when the QP became READY (its index and own CID), 0 if none.
+    /// The connection opened when the QP became READY (its index, the QP's number), 0 if none.
     pub conn: u16,
+    /// That connection's own CID ([`cid_of`]), 0 if none.
+    pub cid: u32,
     /// The ISN of the connection's send direction.
     pub isn: u32,
     /// The peer's CID once the connection is bound to it ([`crate::responder`]), else 0.
@@ -80,6 +82,7 @@ impl Qp {
         remote_ip: [0; 16],
         remote_v6: false,
         conn: 0,
+        cid: 0,
         isn: 0,
         peer_cid: 0,
         peer_isn: 0,
@@ -120,6 +123,12 @@ impl Qp {
             }
         })
     }
+}
+
+/// The CID of connection slot `conn` in generation `gen`: the generation above the slot's index, which the
+/// core's blocks take from the CID's low 16 bits (`metaroce_hdl`'s connection lookup compares all 24).
+pub const fn cid_of(gen: u8, conn: u16) -> u32 {
+    (gen as u32) << 16 | conn as u32
 }
 
 /// A CQ. All-zero is a free slot.
@@ -190,6 +199,9 @@ pub struct Objects {
     pub key_gen: [u8; MRS],
     /// Connections open.
     pub conns: u32,
+    /// CID generation of each connection slot, advanced at every connection the slot opens (MR-CONN-2); 0
+    /// for a slot that has opened none since boot.
+    pub cid_gen: [u8; QPS],
 }
 
 impl Objects {
@@ -200,6 +212,7 @@ impl Objects {
             cqs: [Cq::FREE; CQS],
             mrs: [Mr::FREE; MRS],
             key_gen: [0; MRS],
+            cid_gen: [0; QPS],
             conns: 0,
             live: (0, 0, 0),
         }
@@ -254,6 +267,21 @@ impl Objects {
             self.live = (0, 0, 0);
         }
         self.conns = 0;
+    }
+
+    /// The CID of the next connection of slot `conn` (MR-CONN-2): the slot's generation advanced, 1 to 255
+    /// and round again, starting at 1 + `random` mod 255 after boot, so that a CID recurs only after 255 other
+    /// connections of the slot and a restarted device does not start where it left off.
+    pub fn next_cid(&mut self, conn: u16, random: u32) -> u32 {
+        let Some(g) = self.cid_gen.get_mut(usize::from(conn)) else {
+            return 0;
+        };
+        *g = match *g {
+            0 => 1 + (random % 255) as u8,
+            255 => 1,
+            n => n + 1,
+        };
+        cid_of(*g, conn)
     }
 
     /// QP `qpn`, if it exists.

@@ -154,6 +154,7 @@ pub fn handle(fw: &mut Firmware, bus: &mut impl Bus, r: &Report) -> Outcome {
     if closed {
         fw.objects.conns = fw.objects.conns.saturating_sub(1);
         qp.conn = 0;
+        qp.cid = 0;
     } else {
         fw.errors.failed += 1;
     }

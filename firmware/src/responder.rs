@@ -13,7 +13,7 @@
 //! | peer CID = `OX.SCID` | a repeat (MR-CONN-11: the SYN crossed the binding); a SYN DATA with `DCID = 0` is answered with the announcement again, at most once per [`ANNOUNCE_GAP`] |
 //! | another peer CID | a peer restart (MR-CONN-18): not handled by this firmware, counted `restarts` |
 //!
-//! The announcement is a CTRL OPEN (SYN and the firmware's Open extension: own CID = the QP number, window
+//! The announcement is a CTRL OPEN (SYN and the firmware's Open extension: its own CID, window
 //! 2^[`WLOG`], the connection's ISN, the peer's QP, the MTU) to the peer's CID, echoing the SYN's TS. The
 //! packet that caused a binding is not placed (the core dropped its payload); the initiator retransmits it,
 //! and the retransmission reaches the connection.
@@ -135,13 +135,13 @@ pub fn handle(fw: &mut Firmware, bus: &mut impl Bus, p: &Packet) -> Outcome {
         qp.peer_cid = ox.scid;
         qp.peer_isn = ox.isn;
         fw.opens.bound += 1;
-        let announced = p.ptype == wire::DATA && announce(fw, bus, qpn, &mut qp, p.ts);
+        let announced = p.ptype == wire::DATA && announce(fw, bus, &mut qp, p.ts);
         Outcome::Bound { qpn, announced }
     } else if qp.peer_cid == ox.scid {
         fw.opens.repeated += 1;
         let due = qp.announced == 0 || bus.now().wrapping_sub(qp.announced) >= ANNOUNCE_GAP;
         let announced =
-            p.ptype == wire::DATA && p.dcid == 0 && due && announce(fw, bus, qpn, &mut qp, p.ts);
+            p.ptype == wire::DATA && p.dcid == 0 && due && announce(fw, bus, &mut qp, p.ts);
         Outcome::Repeated { qpn, announced }
     } else {
         fw.opens.restarts += 1;
@@ -161,7 +161,7 @@ fn bind(
 ) -> Result<(), crate::ctx::PortHung> {
     let max_wlog = fw.caps.max_wlog.max(WLOG);
     let hot = ConnHot::opening(
-        qpn,
+        qp.cid,
         ox.scid,
         ConnFlags::RCV_INIT,
         (WLOG, ox.wlog.clamp(WLOG, max_wlog)),
@@ -182,7 +182,7 @@ fn bind(
 
 /// Sends QP `qpn`'s CTRL OPEN to its peer (MR-CONN-14), echoing `echo_ts`. False if the transmit path did not
 /// take it.
-fn announce(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32, qp: &mut Qp, echo_ts: u32) -> bool {
+fn announce(fw: &mut Firmware, bus: &mut impl Bus, qp: &mut Qp, echo_ts: u32) -> bool {
     let dscp = crate::cc::endpoint_base().map_or(0, |b| {
         endpoint::field::DSCP_CTRL.extract(bus.reg_read(b + endpoint::reg::DSCP)) as u8
     });
@@ -192,7 +192,7 @@ fn announce(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32, qp: &mut Qp, echo_t
         dcid: qp.peer_cid,
         psn: qp.isn,
         ts: 0,
-        scid: qpn,
+        scid: qp.cid,
         code: wire::CTRL_OPEN,
         echo_ts,
         aux: 0,
@@ -204,7 +204,7 @@ fn announce(fw: &mut Firmware, bus: &mut impl Bus, qpn: u32, qp: &mut Qp, echo_t
         ipv6: qp.remote_v6,
         trimmed: false,
         open: Some(Open {
-            scid: qpn,
+            scid: qp.cid,
             wlog: WLOG,
             isn: qp.isn,
             target_qpn: qp.remote_qpn,

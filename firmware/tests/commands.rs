@@ -170,10 +170,11 @@ fn a_qp_lives_from_create_to_destroy_and_every_entry_is_what_the_tables_expect()
     let hot = ConnHot::parse(&conn.entry).unwrap();
     assert_eq!(hot.state, ConnState::Open);
     assert_eq!(
-        (hot.cid, hot.peer_cid),
+        (hot.cid & 0xFFFF, hot.peer_cid),
         (1, 0),
-        "0-RTT: the peer's CID is unknown"
+        "connection 1, 0-RTT: the peer's CID is unknown"
     );
+    assert_ne!(hot.cid >> 16, 0, "a CID generation (MR-CONN-2)");
     assert_eq!(hot.snd_una, hot.snd_nxt);
     assert_eq!((hot.own_wlog, hot.peer_wlog), (8, 8));
     assert_eq!(conn.open_param & 0xF, 12, "4 KiB MTU");
@@ -181,7 +182,7 @@ fn a_qp_lives_from_create_to_destroy_and_every_entry_is_what_the_tables_expect()
     assert_eq!(conn.open_param >> 16, 0, "both directions");
     let q = QpContext::parse(&qp.entry).unwrap();
     assert_eq!((qp.table, qp.index), (table::QP, 1));
-    assert_eq!((q.state, q.cid), (QpState::Ready, 1));
+    assert_eq!((q.state, q.cid), (QpState::Ready, hot.cid));
     assert!(
         q.rq_keep,
         "the move to READY keeps the receive WQEs posted in INIT"
@@ -658,4 +659,68 @@ fn the_mailbox_tag_is_echoed_and_unknown_opcodes_are_bad_opcode() {
         (0xBEEF, Status::BadOpcode, Some(0))
     );
     assert!(fw.serve(&mut regs).is_none(), "nothing else pending");
+}
+
+#[test]
+fn mr_conn_2_each_connection_of_a_qp_has_a_new_cid() {
+    let (mut fw, mut regs) = booted();
+    run(&mut fw, &mut regs, 1, cq_cmd());
+    run(&mut fw, &mut regs, 2, qp_cmd(0, 0));
+    let modify = |state, remote| {
+        Command::ModifyQp(ModifyQp {
+            qpn: 1,
+            state,
+            remote,
+        })
+    };
+    // 300 connections of QP 1: READY, ERROR, RESET, INIT, READY, ... Each opens connection 1 with a CID whose
+    // generation (bits 23:16) advances 1..255 and round again; a value recurs only after 255 others.
+    let mut cids = Vec::new();
+    for k in 0..300u32 {
+        let n = regs.commits.len();
+        let r = run(
+            &mut fw,
+            &mut regs,
+            3,
+            modify(QpState::Ready, Some(remote())),
+        );
+        assert_eq!(r.status, Status::Ok, "connection {k}");
+        let hot = ConnHot::parse(&regs.commits[n].entry).unwrap();
+        let q = QpContext::parse(&regs.commits[n + 1].entry).unwrap();
+        assert_eq!(q.cid, hot.cid, "the QP entry names its connection's CID");
+        assert_eq!(hot.cid & 0xFFFF, 1, "connection 1");
+        let ResponseData::QpInfo(info) =
+            run(&mut fw, &mut regs, 4, Command::QueryQp { qpn: 1 }).data
+        else {
+            panic!("no QP info")
+        };
+        assert_eq!(info.cid, hot.cid);
+        cids.push(hot.cid);
+        for (tag, state) in [(5, QpState::Error), (6, QpState::Reset)] {
+            assert_eq!(
+                run(&mut fw, &mut regs, tag, modify(state, None)).status,
+                Status::Ok
+            );
+        }
+        assert_eq!(
+            run(&mut fw, &mut regs, 7, modify(QpState::Init, None)).status,
+            Status::Ok
+        );
+    }
+    for (k, w) in cids.windows(2).enumerate() {
+        let (g0, g1) = (w[0] >> 16, w[1] >> 16);
+        assert!((1..=255).contains(&g0), "generation {g0}");
+        assert_eq!(
+            g1,
+            if g0 == 255 { 1 } else { g0 + 1 },
+            "after connection {k}"
+        );
+    }
+    for (k, c) in cids.iter().enumerate() {
+        let again = cids[k + 1..].iter().position(|x| x == c);
+        assert!(
+            again.is_none_or(|d| d + 1 == 255),
+            "CID {c:#x} recurs after {again:?} others"
+        );
+    }
 }

@@ -122,7 +122,9 @@ fn mr_conn_12_14_17_a_syn_binds_the_ready_qps_connection_and_is_announced() {
     assert_eq!((c.table, c.index), (table::CONN, a as u16));
     assert_ne!(c.open_param & ctx::OPEN_PARAM_RX_ONLY, 0);
     let hot = ConnHot::parse(&c.entry).unwrap();
-    assert_eq!((hot.cid, hot.peer_cid), (a, PEER_CID));
+    let cid = fw.objects().qp(a).unwrap().cid;
+    assert_eq!(cid & 0xFFFF, a, "connection a, with its generation");
+    assert_eq!((hot.cid, hot.peer_cid), (cid, PEER_CID));
     assert_eq!((hot.rcv_nxt, hot.snd_nxt), (PEER_ISN, isn));
     assert!(hot.flags.contains(ConnFlags::RCV_INIT));
     // The CTRL OPEN: to the peer's CID, with this side's Open extension.
@@ -134,7 +136,7 @@ fn mr_conn_12_14_17_a_syn_binds_the_ready_qps_connection_and_is_announced() {
     );
     assert_eq!(
         (o.dcid, o.scid, o.psn, o.echo_ts),
-        (PEER_CID, a, isn, 0x1234_5678)
+        (PEER_CID, cid, isn, 0x1234_5678)
     );
     assert_eq!(
         (o.peer_mac, o.peer_ip, o.ipv6),
@@ -144,7 +146,7 @@ fn mr_conn_12_14_17_a_syn_binds_the_ready_qps_connection_and_is_announced() {
     assert_eq!(
         o.open,
         Some(Open {
-            scid: a,
+            scid: cid,
             wlog: 8,
             isn,
             target_qpn: PEER_QPN,
@@ -159,7 +161,7 @@ fn mr_conn_12_14_17_a_syn_binds_the_ready_qps_connection_and_is_announced() {
     };
     assert_eq!(
         (q.state, q.cid, q.peer_cid, q.isn, q.peer_isn),
-        (QpState::Ready, a, PEER_CID, isn, PEER_ISN)
+        (QpState::Ready, cid, PEER_CID, isn, PEER_ISN)
     );
     assert_eq!(q.remote.map(|r| (r.qpn, r.mac)), Some((PEER_QPN, PEER_MAC)));
 }
@@ -190,7 +192,7 @@ fn mr_conn_11_repeats_are_announced_again_at_most_once_per_gap() {
     assert_eq!(regs.commits.len(), commits);
     regs.time += ANNOUNCE_GAP;
     let mut named = syn(a);
-    named.dcid = a;
+    named.dcid = fw.objects().qp(a).unwrap().cid;
     assert_eq!(
         deliver(&mut fw, &mut regs, &named),
         Outcome::Repeated {
@@ -208,7 +210,7 @@ fn mr_conn_16_rel_17_the_peers_ctrl_open_binds_and_goes_back_to_the_core() {
     let mut open = syn(a);
     open.ptype = wire::CTRL;
     open.code = wire::CTRL_OPEN;
-    open.dcid = a;
+    open.dcid = fw.objects().qp(a).unwrap().cid;
     assert_eq!(
         deliver(&mut fw, &mut regs, &open),
         Outcome::Bound {

@@ -487,11 +487,15 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
     // extension (MR-CONN-14).
     assert!(!seen[1].ctrl_open.is_empty(), "B sent a CTRL OPEN");
     let (dcid, ox, mac, ip) = seen[1].ctrl_open[0];
-    assert_eq!(dcid, u32::from(made[0].qp.qpn), "to A's CID (= its QPN)");
+    assert_eq!(
+        dcid & 0xFFFF,
+        u32::from(made[0].qp.qpn),
+        "to A's CID (its QPN and a generation)"
+    );
     assert_eq!((mac, ip), (macs[0], ips[0].octets()), "to A's addresses");
     let ox = ox.expect("the Open extension");
     assert_eq!(
-        (ox.scid, ox.target_qpn),
+        (ox.scid & 0xFFFF, ox.target_qpn),
         (u32::from(made[1].qp.qpn), u32::from(made[0].qp.qpn))
     );
     // A's firmware bound A's receive side on that CTRL OPEN (MR-CONN-16) and handed it back to A's receive
@@ -523,8 +527,10 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         );
         assert!(d.exceptions >= 1, "{name}");
     }
-    // QUERY_QP: each side's connection is bound to the other's CID and ISN.
-    for (name, core, me, peer) in [("A", &mut p.a, 0, 1), ("B", &mut p.b, 1, 0)] {
+    // QUERY_QP: each side's connection is bound to the other's CID and ISN; a CID is the connection's index
+    // (the QP's number) with a generation above it (MR-CONN-2).
+    let mut info = Vec::new();
+    for (name, core, me) in [("A", &mut p.a, 0), ("B", &mut p.b, 1)] {
         let (r, cycles) = run(
             core,
             0x301,
@@ -536,17 +542,25 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         let ResponseData::QpInfo(q) = r.data else {
             panic!("{r:?}")
         };
-        assert_eq!(
-            (q.state, q.cid, q.peer_cid),
-            (
-                QpState::Ready,
-                u32::from(made[me].qp.qpn),
-                u32::from(made[peer].qp.qpn)
-            ),
-            "{name}"
-        );
+        assert_eq!(q.state, QpState::Ready, "{name}");
+        assert_eq!(q.cid & 0xFFFF, u32::from(made[me].qp.qpn), "{name}");
+        assert_ne!(q.cid >> 16, 0, "{name}: a CID generation");
         assert_ne!(q.peer_isn, 0, "{name}: the peer's ISN is known");
+        info.push(q);
     }
+    assert_eq!(
+        (info[0].peer_cid, info[1].peer_cid),
+        (info[1].cid, info[0].cid)
+    );
+    assert_eq!(
+        (info[0].peer_isn, info[1].peer_isn),
+        (info[1].isn, info[0].isn)
+    );
+    assert_eq!(
+        (dcid, ox.scid),
+        (info[0].cid, info[1].cid),
+        "B's CTRL OPEN named both CIDs"
+    );
 }
 
 /// Runs the pair until `done` holds, checking every 64 cycles; panics after `limit` cycles.
