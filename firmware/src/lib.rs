@@ -43,7 +43,7 @@ pub mod selftest;
 
 use bus::Bus;
 use metaroce_regmap::caps::{CapsRepr, Features, Limits};
-use metaroce_regmap::command::{Opcode, Request, Response, Status};
+use metaroce_regmap::command::{Event, EventType, Opcode, Request, Response, Status};
 use metaroce_regmap::fwbus::{sys, BootStage, BootStatus, PortStatus, SYS_BASE};
 use objects::Objects;
 
@@ -102,6 +102,19 @@ pub struct Firmware {
     port: PortStatus,
     /// The QP the flush sweep looks at next ([`qp_errors::sweep`]).
     sweep_at: u32,
+    /// Module interrupts served, and module reads that failed, since boot; core time of the last read.
+    module: ModuleStats,
+}
+
+/// What the firmware did with the module's interrupt since boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ModuleStats {
+    /// MODULE_ALARM events queued.
+    pub alarms: u32,
+    /// Reads of the module's flags that failed (no event).
+    pub errors: u32,
+    /// Core time of the last read, cycles (0: none yet).
+    pub last_read: u64,
 }
 
 impl Firmware {
@@ -147,6 +160,11 @@ impl Firmware {
             events: events::EventQueue::new(),
             port: PortStatus(0),
             sweep_at: 0,
+            module: ModuleStats {
+                alarms: 0,
+                errors: 0,
+                last_read: 0,
+            },
         }
     }
 
@@ -165,6 +183,7 @@ impl Firmware {
                 self.objects.clear();
                 self.opens = responder::OpenStats::default();
                 self.errors = qp_errors::ErrorStats::default();
+                self.module = ModuleStats::default();
                 self.events.clear();
                 self.port = port::read(bus);
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9;
@@ -284,6 +303,45 @@ impl Firmware {
         port::watch(bus, &mut self.port, &mut self.events)
     }
 
+    /// Serves the module's interrupt ([`port`]): while it is asserted, at most once per [`port::ALARM_GAP`]
+    /// cycles, reads the module's state and latched flags and queues a MODULE_ALARM event. Returns the alarm.
+    /// Nothing is read before a successful boot.
+    pub fn poll_module(&mut self, bus: &mut impl Bus) -> Option<module::Alarm> {
+        if self.boot.stage != BootStage::Ready || !port::module_interrupt(bus) {
+            return None;
+        }
+        let now = bus.now();
+        if self.module.last_read != 0 && now.wrapping_sub(self.module.last_read) < port::ALARM_GAP {
+            return None;
+        }
+        self.module.last_read = now.max(1);
+        match module::alarm(bus) {
+            Ok(a) => {
+                self.module.alarms += 1;
+                self.events.push(
+                    bus,
+                    Event {
+                        kind: EventType::ModuleAlarm,
+                        status: a.state,
+                        has_msn: false,
+                        qpn: 0,
+                        msn: a.flags,
+                    },
+                );
+                Some(a)
+            }
+            Err(_) => {
+                self.module.errors += 1;
+                None
+            }
+        }
+    }
+
+    /// What the firmware did with the module's interrupt since boot.
+    pub fn module_stats(&self) -> &ModuleStats {
+        &self.module
+    }
+
     /// What the firmware did with QP error reports since boot.
     pub fn error_stats(&self) -> &qp_errors::ErrorStats {
         &self.errors
@@ -308,6 +366,7 @@ impl Firmware {
             self.poll_errors(bus);
             self.poll_flush(bus);
             self.poll_port(bus);
+            self.poll_module(bus);
             self.poll_packets(bus);
         }
     }

@@ -55,6 +55,33 @@ pub enum ModuleError {
     Range,
 }
 
+/// The module state byte of the lower page (CMIS: bits 3:1 the state, bit 0 set while the interrupt is
+/// deasserted).
+pub const STATE_BYTE: u8 = 3;
+/// The first of the four latched flag bytes (CMIS bytes 8..=11, cleared by reading them).
+pub const FLAGS_BYTE: u8 = 8;
+
+/// What the module reported when its interrupt was asserted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alarm {
+    /// The module state (byte 3 bits 3:1; 3 ModuleReady, 5 ModuleFault).
+    pub state: u8,
+    /// The latched flags, bytes 8 (bits 7:0) to 11 (bits 31:24), as read (the read cleared them).
+    pub flags: u32,
+}
+
+/// Reads the module state and its latched flags (bytes 3..=11 in one read, about 95,000 cycles): what raised
+/// the module's interrupt. Reading the flags clears them, which releases the interrupt.
+pub fn alarm(bus: &mut impl Bus) -> Result<Alarm, ModuleError> {
+    let mut b = [0u8; (FLAGS_BYTE + 4 - STATE_BYTE) as usize];
+    read(bus, 0, STATE_BYTE, &mut b)?;
+    let f = (FLAGS_BYTE - STATE_BYTE) as usize;
+    Ok(Alarm {
+        state: (b[0] >> 1) & 7,
+        flags: u32::from_le_bytes([b[f], b[f + 1], b[f + 2], b[f + 3]]),
+    })
+}
+
 /// Reads `out.len()` bytes (1..=[`MAX_MODULE_BYTES`], `offset + len <= 256`) of the module's map from
 /// `offset`, with upper page `page` selected if the read reaches byte 128.
 #[inline(never)]

@@ -257,6 +257,40 @@ fn a_flush_request_the_core_does_not_take_is_counted_and_the_error_still_reporte
 }
 
 #[test]
+fn the_module_interrupt_is_read_at_most_once_per_gap_and_is_no_port_change() {
+    let (mut fw, mut regs, _, _) = setup();
+    assert_eq!(fw.poll_port(&mut regs), None);
+    assert_eq!(fw.poll_module(&mut regs), None, "no interrupt, no read");
+    assert_eq!(regs.i2c_writes, 0);
+    // The interrupt asserted, with nothing on the bus but its pull-ups: the read fails (no event), counted.
+    regs.port = UP | PortStatus::MODULE_INT.0 as u32;
+    assert_eq!(
+        fw.poll_port(&mut regs),
+        None,
+        "the interrupt is no port change"
+    );
+    assert_eq!(fw.poll_module(&mut regs), None);
+    assert!(regs.i2c_writes > 9, "the module was addressed");
+    assert_eq!(fw.module_stats().errors, 1);
+    // Within the gap the bus is left alone; after it the firmware reads again.
+    let writes = regs.i2c_writes;
+    assert_eq!(fw.poll_module(&mut regs), None);
+    assert_eq!(regs.i2c_writes, writes, "no read within the gap");
+    regs.time += metaroce_firmware::port::ALARM_GAP;
+    assert_eq!(fw.poll_module(&mut regs), None);
+    assert!(regs.i2c_writes > writes, "read again after the gap");
+    assert_eq!(fw.module_stats().errors, 2);
+    assert_eq!(fw.module_stats().alarms, 0);
+    assert_eq!(fw.events().len(), 0, "a failed read is no event");
+    // Without a module present the interrupt bit is ignored.
+    regs.port = PortStatus::LINK_UP.0 as u32 | PortStatus::MODULE_INT.0 as u32;
+    regs.time += metaroce_firmware::port::ALARM_GAP;
+    let writes = regs.i2c_writes;
+    assert_eq!(fw.poll_module(&mut regs), None);
+    assert_eq!(regs.i2c_writes, writes);
+}
+
+#[test]
 fn nothing_is_taken_before_boot() {
     let mut regs = RegSpace::new(&caps());
     regs.qperr
@@ -266,6 +300,9 @@ fn nothing_is_taken_before_boot() {
     assert_eq!(fw.poll_errors(&mut regs), None);
     assert_eq!(fw.poll_port(&mut regs), None);
     assert_eq!(fw.poll_flush(&mut regs), None);
+    regs.port = UP | PortStatus::MODULE_INT.0 as u32;
+    assert_eq!(fw.poll_module(&mut regs), None);
+    assert_eq!(regs.i2c_writes, 0, "the module is not read");
     assert_eq!(regs.qperr.len(), 1, "the report stays held");
     assert_eq!(regs.raised, 0);
 }

@@ -444,7 +444,7 @@ pub mod arg {
             16,
             0,
             8,
-            "event 0: type (1 QP_ERROR, 2 PORT_CHANGE)",
+            "event 0: type (1 QP_ERROR, 2 PORT_CHANGE, 3 MODULE_ALARM)",
         ),
         Field::new("ev1_type", 28, 0, 8, "event 1: type"),
         Field::new("ev2_type", 40, 0, 8, "event 2: type"),
@@ -457,7 +457,7 @@ pub mod arg {
             17,
             0,
             8,
-            "event 0: QP_ERROR the failing WR's completion status; PORT_CHANGE the new port status",
+            "event 0: QP_ERROR the failing WR's completion status; PORT_CHANGE the new port status; MODULE_ALARM the module state (CMIS byte 3 bits 3:1)",
         ),
         Field::new("ev1_status", 29, 0, 8, "event 1: status"),
         Field::new("ev2_status", 41, 0, 8, "event 2: status"),
@@ -490,7 +490,7 @@ pub mod arg {
             24,
             0,
             32,
-            "event 0: QP_ERROR the failing WR's MSN (has_msn)",
+            "event 0: QP_ERROR the failing WR's MSN (has_msn); MODULE_ALARM the module's latched flags, CMIS bytes 8 (bits 7:0) to 11 (31:24)",
         ),
         Field::new("ev1_msn", 36, 0, 32, "event 1: msn"),
         Field::new("ev2_msn", 48, 0, 32, "event 2: msn"),
@@ -555,6 +555,10 @@ code_enum! {
         /// The network port's status changed (link, module): `status` holds the new status bits
         /// (`fwbus::PortStatus`: 0 link up, 1 module present, 2 module fault).
         PortChange = 2, "PORT_CHANGE";
+        /// The transceiver module raised its interrupt: `status` holds its state (CMIS byte 3 bits 3:1, 5
+        /// ModuleFault) and `msn` its latched flags (CMIS bytes 8 to 11: module state changed, temperature and
+        /// supply alarms and warnings, auxiliary monitors), which the read cleared.
+        ModuleAlarm = 3, "MODULE_ALARM";
     }
 }
 
@@ -1458,13 +1462,15 @@ pub struct CcInfo {
 pub struct Event {
     /// What happened.
     pub kind: EventType,
-    /// QP_ERROR: the failing WR's completion status (`CqeStatus`); PORT_CHANGE: the new port status.
+    /// QP_ERROR: the failing WR's completion status (`CqeStatus`); PORT_CHANGE: the new port status;
+    /// MODULE_ALARM: the module state.
     pub status: u8,
     /// QP_ERROR: a started WR (`msn`) failed with `status`; otherwise every WR completed `Flushed`.
     pub has_msn: bool,
     /// QP_ERROR: the QP; otherwise 0.
     pub qpn: u32,
-    /// QP_ERROR with `has_msn`: the failing WR's MSN; otherwise 0.
+    /// QP_ERROR with `has_msn`: the failing WR's MSN; MODULE_ALARM: the module's latched flags (bytes 8 to 11,
+    /// byte 8 in bits 7:0); otherwise 0.
     pub msn: u32,
 }
 

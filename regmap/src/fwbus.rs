@@ -174,8 +174,11 @@ impl PortStatus {
     pub const MODULE_PRESENT: PortStatus = PortStatus(1 << 1);
     /// The module reports a fault (loss of signal, over-temperature).
     pub const MODULE_FAULT: PortStatus = PortStatus(1 << 2);
+    /// The module's interrupt line (IntL) is asserted: a latched flag awaits reading over the management bus.
+    /// The firmware reads and clears the flags; this bit makes no PORT_CHANGE.
+    pub const MODULE_INT: PortStatus = PortStatus(1 << 3);
     /// Every defined bit.
-    pub const ALL: PortStatus = PortStatus(0x7);
+    pub const ALL: PortStatus = PortStatus(0xF);
 
     /// True if every bit of `other` is set.
     pub const fn contains(self, other: PortStatus) -> bool {

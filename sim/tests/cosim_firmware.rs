@@ -798,12 +798,29 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
         [(EventType::PortChange, PortStatus::MODULE_PRESENT.0)]
     );
     assert_eq!(device(&mut p.a).port, PortStatus::MODULE_PRESENT.0);
+
+    // The module raises its interrupt (a temperature high alarm, CMIS byte 9 bit 0): the firmware reads its
+    // state and flags, which clears them, and reports a MODULE_ALARM; the interrupt makes no PORT_CHANGE.
+    p.a.module.as_mut().expect("module").raise(9, 0x01);
+    let cycles = run_until(&mut p, 1_000_000, "A's module alarm", |p| {
+        take_async_cause(&mut p.a)
+    });
+    println!("a module alarm reported {cycles} cycles after the module raised it");
+    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        events
+            .iter()
+            .map(|e| (e.kind, e.status, e.msn))
+            .collect::<Vec<_>>(),
+        [(EventType::ModuleAlarm, 3, 0x0000_0100)],
+        "ModuleReady, temperature high alarm"
+    );
+    let m = p.a.module.as_ref().expect("module");
+    assert!(!m.interrupt(), "the read cleared the flag");
     assert!(!p.a.fw_trap().expect("trap") && !p.b.fw_trap().expect("trap"));
 }
 
-/// A host's MODIFY_QP from READY to ERROR (verbs' move to ERR): the firmware asks the core to fail the QP, the
-/// core flushes the started WRITE and the queued one (FLUSHED, in posting order), the firmware closes the
-/// connection and confirms with a QP_ERROR event (status FLUSHED); a WR posted later completes FLUSHED too.
+/// Receive buffers posted in INIT survive the firmware's move to READY (`rq_keep`) and take SENDs.
 #[test]
 fn receive_buffers_posted_in_init_take_sends_after_the_move_to_ready() {
     // A posts two receive buffers while its QP is in INIT; the firmware's move to READY keeps them (`rq_keep`).
@@ -896,6 +913,10 @@ fn cqes(p: &mut NicPair, cq: &mut host::Cq, n: usize, what: &str) -> (Vec<Cqe>, 
     (got, cycles)
 }
 
+/// A host's MODIFY_QP from READY to ERROR (verbs' move to ERR): the firmware asks the core to fail the QP, the
+/// core flushes the started WRITE and the queued one (FLUSHED, in posting order), the firmware closes the
+/// connection and confirms with a QP_ERROR event (status FLUSHED); the posted receive buffers complete FLUSHED in
+/// ring order; a WR and a receive buffer posted later complete FLUSHED too.
 #[test]
 fn a_host_move_to_error_flushes_the_send_and_receive_queues() {
     let (mut p, made) = two_cores();

@@ -99,7 +99,7 @@ fn reads_the_lower_page_and_upper_pages() {
     let mut w = Wire::new(Module::reference());
     let lower = read(&mut w, 0, 0, 16).expect("lower page");
     assert_eq!(lower, Module::reference().lower[..16]);
-    assert_eq!((lower[0], lower[1], lower[3]), (0x1E, 0x50, 0x06));
+    assert_eq!((lower[0], lower[1], lower[3]), (0x1E, 0x50, 0x07));
     let t = w.time;
     let name = read(&mut w, 0, 129, 16).expect("vendor name");
     println!(
@@ -196,4 +196,48 @@ fn faults_are_errors_not_hangs() {
     assert!(read(&mut w, 0, 0, 1).is_err());
     w.module.answers = true;
     assert_eq!(read(&mut w, 0, 0, 1).expect("read after a failure"), [0x1E]);
+}
+
+#[test]
+fn an_alarm_reads_the_state_and_the_latched_flags_and_clears_them() {
+    let mut w = Wire::new(Module::reference());
+    assert!(!w.module.interrupt());
+    assert_eq!(
+        module::alarm(&mut w).expect("alarm"),
+        module::Alarm { state: 3, flags: 0 },
+        "ModuleReady, no flag"
+    );
+    // A temperature high alarm (byte 9 bit 0) and an auxiliary monitor warning (byte 11 bit 6).
+    w.module.raise(9, 0x01);
+    w.module.raise(11, 0x40);
+    assert!(w.module.interrupt());
+    assert_eq!(
+        read(&mut w, 0, 3, 1).expect("state byte"),
+        [0x06],
+        "byte 3 bit 0 clear: interrupt asserted"
+    );
+    let t = w.time;
+    let a = module::alarm(&mut w).expect("alarm");
+    println!("the module's state and flags: {} cycles", w.time - t);
+    assert_eq!(
+        a,
+        module::Alarm {
+            state: 3,
+            flags: 0x4000_0100
+        }
+    );
+    assert_eq!(w.drive, 0, "the bus is released");
+    assert!(!w.module.interrupt(), "the read cleared the flags");
+    assert_eq!(
+        module::alarm(&mut w).expect("alarm").flags,
+        0,
+        "cleared on read"
+    );
+    // A module in ModuleFault.
+    w.module.lower[3] = 5 << 1 | 1;
+    w.module.raise(8, 0x01);
+    assert_eq!(
+        module::alarm(&mut w).expect("alarm"),
+        module::Alarm { state: 5, flags: 1 }
+    );
 }

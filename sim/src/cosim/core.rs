@@ -161,6 +161,9 @@ pub struct CoreBench {
     console_ports: (PortId, PortId),
     trap_port: PortId,
     port_status: PortId,
+    /// The `port_status` bits the bench sets, and the module's interrupt as last driven.
+    port_bits: u8,
+    port_int: bool,
     /// The transceiver module on the core's management bus (`None`: the bus has only its pull-ups).
     pub module: Option<Module>,
     /// The management bus: the core's `i2c_scl_oe`, `i2c_sda_oe`, `i2c_scl_i`, `i2c_sda_i`.
@@ -211,6 +214,8 @@ impl CoreBench {
             ),
             trap_port: kind.port("fw_trap")?,
             port_status: kind.port("port_status")?,
+            port_bits: 0,
+            port_int: false,
             module: Some(Module::reference()),
             i2c: [
                 kind.port("i2c_scl_oe")?,
@@ -260,6 +265,12 @@ impl CoreBench {
         }
         m.set_bit(self.i2c[2], scl);
         m.set_bit(self.i2c[3], sda);
+        // The module's interrupt line, active low on the board, is `port_status`'s MODULE_INT bit.
+        let int = self.module.as_ref().is_some_and(|d| d.interrupt());
+        if int != self.port_int {
+            self.port_int = int;
+            m.set(self.port_status, u64::from(port_bits(self.port_bits, int)));
+        }
         m.step();
         if let Some(v) = self.violation() {
             return Err(BenchError::Violation(v.clone()));
@@ -270,7 +281,16 @@ impl CoreBench {
     /// Drives the core's `port_status` input (`metaroce_regmap::fwbus::PortStatus` bits; a new bench has its
     /// link up and a module present).
     pub fn set_port_status(&mut self, bits: u8) {
-        self.m.set(self.port_status, u64::from(bits));
+        self.port_bits = bits & !PortStatus::MODULE_INT.0;
+        self.drive_port_status();
+    }
+
+    /// Drives `port_status`: the bits set by [`CoreBench::set_port_status`] and the module's interrupt.
+    fn drive_port_status(&mut self) {
+        self.m.set(
+            self.port_status,
+            u64::from(port_bits(self.port_bits, self.port_int)),
+        );
     }
 
     /// The control processor stopped on a trap.
@@ -333,4 +353,9 @@ impl CoreBench {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The `port_status` input: the bench's bits, and MODULE_INT while the module's interrupt is asserted.
+fn port_bits(bits: u8, int: bool) -> u8 {
+    bits | if int { PortStatus::MODULE_INT.0 } else { 0 }
 }

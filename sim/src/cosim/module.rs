@@ -8,6 +8,11 @@
 //! The target samples SDA on SCL's rising edge and changes it only while SCL is low; a START or STOP (SDA
 //! changing while SCL is high) ends whatever transfer was going on.
 //!
+//! Flags: bytes 8..=11 are CMIS's latched flags ([`FLAGS`]): [`Module::raise`] sets flag bits, reading a flag
+//! byte clears it (clear on read), and while any is set the module asserts its interrupt line IntL
+//! ([`Module::interrupt`], which the bench puts on the core's `port_status`) and reads bit 0 of byte 3
+//! ("interrupt deasserted") as 0.
+//!
 //! Faults for the tests: [`Module::answers`] false makes it ignore every transfer (its address is not
 //! acknowledged); [`Module::stuck_sda`] holds SDA low for good, [`Module::stuck_scl`] SCL (the bench applies
 //! it).
@@ -18,6 +23,10 @@ use std::collections::BTreeMap;
 pub const ADDRESS: u8 = 0x50;
 /// The page-select byte.
 pub const PAGE_SELECT: u8 = 127;
+/// The module state byte (bits 3:1 the state, bit 0 interrupt deasserted).
+pub const STATE: u8 = 3;
+/// The latched flag bytes (clear on read).
+pub const FLAGS: core::ops::RangeInclusive<u8> = 8..=11;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -101,7 +110,7 @@ impl Module {
         let mut lower = [0u8; 128];
         lower[0] = 0x1E; // SFF-8024 identifier: QSFP+ or later with CMIS
         lower[1] = 0x50; // CMIS 5.0
-        lower[3] = 3 << 1; // module state: ModuleReady
+        lower[3] = 3 << 1 | 1; // module state: ModuleReady; interrupt deasserted
         lower[14..16].copy_from_slice(&(26 * 256 + 128i16).to_be_bytes()); // 1/256 °C
         lower[16..18].copy_from_slice(&33_000u16.to_be_bytes()); // 100 µV
         let mut p0 = [0u8; 128];
@@ -117,9 +126,24 @@ impl Module {
         Module::new(lower, BTreeMap::from([(0x00, p0), (0x01, p1)]))
     }
 
+    /// Sets the bits `mask` of latched flag byte `byte` (one of [`FLAGS`]): the module asserts its interrupt.
+    pub fn raise(&mut self, byte: u8, mask: u8) {
+        assert!(FLAGS.contains(&byte), "byte {byte} is not a flag byte");
+        self.lower[byte as usize] |= mask;
+    }
+
+    /// The interrupt line IntL is asserted: a latched flag is set.
+    pub fn interrupt(&self) -> bool {
+        self.lower[*FLAGS.start() as usize..=*FLAGS.end() as usize]
+            .iter()
+            .any(|&b| b != 0)
+    }
+
     /// The byte at map address `a` with the current page selected.
     pub fn byte(&self, a: u8) -> u8 {
-        if a < 128 {
+        if a == STATE {
+            (self.lower[a as usize] & !1) | u8::from(!self.interrupt())
+        } else if a < 128 {
             self.lower[a as usize]
         } else {
             self.pages
@@ -230,6 +254,9 @@ impl Module {
     /// Puts the byte at the pointer on the bus, most significant bit first.
     fn load(&mut self) {
         self.byte = self.byte(self.ptr);
+        if FLAGS.contains(&self.ptr) {
+            self.lower[self.ptr as usize] = 0;
+        }
         self.sda_low = self.byte >> 7 & 1 == 0;
         self.state = State::Read { bit: 7 };
     }
