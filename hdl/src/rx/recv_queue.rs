@@ -5,8 +5,9 @@
 //! `rq_log`, `recv_cqn`, `cid`; the producer index `rq_pi` (RQ_PI doorbells, `metaroce_regmap::queues`, page n
 //! of QP n at `n * 8`, RQ_PI at +4 of the page, on `cfg_wr_*`) and the consumer index `rq_ci` (advanced by
 //! [`RqePop`]s). A QP-table write sets both indices from the entry, unless the entry's `rq_keep` is set (a
-//! live QP's entry rewritten: the receive WQEs posted so far stay posted). Per connection (`2^CB` entries): its QP (from the QP entries' `cid`, whose low `CB` bits are the
-//! connection index) and `ssn_base`, the `rq_ci` of its QP when the connection opened (`s_axis_open_*`).
+//! live QP's entry rewritten: the receive WQEs posted so far stay posted). Per connection (`2^CB` entries):
+//! its QP (from the QP entries' `cid`, whose low `CB` bits are the connection index) and `ssn_base`, the
+//! `rq_ci` of its QP when the connection opened (`s_axis_open_*`).
 //!
 //! SEND / SEND_IMM packet (`drop == 0`, DATA, not trimmed, no verdict yet): the SSN (`key`) names RQE index
 //! `ssn_base + ssn` (MR-SEM-27); `k = ssn - consumed` with `consumed = rq_ci - ssn_base`. Verdicts, in the
