@@ -44,6 +44,7 @@ pub mod selftest;
 use bus::Bus;
 use metaroce_regmap::caps::{CapsRepr, Features, Limits};
 use metaroce_regmap::command::{Event, EventType, Opcode, Request, Response, Status};
+use metaroce_regmap::control;
 use metaroce_regmap::fwbus::{sys, BootStage, BootStatus, PortStatus, SYS_BASE};
 use objects::Objects;
 
@@ -186,7 +187,10 @@ impl Firmware {
                 self.module = ModuleStats::default();
                 self.events.clear();
                 self.port = port::read(bus);
-                self.seed = bus.now() as u32 ^ 0x9E37_79B9;
+                // The host's seed (CONTROL.SEED) with the clock: after a reset the clock alone gives the
+                // same ISNs and CID generations every boot.
+                let host = control_base().map_or(0, |b| bus.reg_read(b + control::reg::SEED));
+                self.seed = bus.now() as u32 ^ 0x9E37_79B9 ^ host.rotate_left(13);
                 self.boot.stage = BootStage::Ready;
                 greet(bus, "self-test passed\n");
             }
@@ -371,8 +375,8 @@ impl Firmware {
         }
     }
 
-    /// The next pseudo-random word (xorshift32, seeded at boot from the clock): initial sequence numbers and
-    /// EV-set seeds.
+    /// The next pseudo-random word (xorshift32, seeded at boot from the host's `CONTROL.SEED` and the clock):
+    /// initial sequence numbers, EV-set seeds and CID generations.
     pub(crate) fn random(&mut self) -> u32 {
         let mut x = self.seed | 1;
         x ^= x << 13;
@@ -384,6 +388,14 @@ impl Firmware {
 }
 
 /// Writes `metaroce-fw <major>.<minor>: ` and `text` to the console.
+/// The register-bus offset of the control-processor block in the reference map.
+fn control_base() -> Option<u32> {
+    metaroce_regmap::block::DEFAULT_MAP
+        .iter()
+        .find(|(k, _)| *k == metaroce_regmap::block::BlockType::Control)
+        .map(|b| b.1)
+}
+
 fn greet(bus: &mut impl Bus, text: &str) {
     console(bus, "metaroce-fw ");
     decimal(bus, VERSION_MAJOR);

@@ -724,3 +724,44 @@ fn mr_conn_2_each_connection_of_a_qp_has_a_new_cid() {
         );
     }
 }
+
+/// The connection the firmware opens for QP 1 after a boot with `CONTROL.SEED` = `seed`: its CID and ISN.
+fn first_connection(seed: u32) -> (u32, u32) {
+    let mut regs = RegSpace::new(&caps());
+    let control = metaroce_regmap::block::DEFAULT_MAP
+        .iter()
+        .find(|(k, _)| *k == metaroce_regmap::block::BlockType::Control)
+        .expect("control block")
+        .1;
+    regs.blocks
+        .insert(control + metaroce_regmap::control::reg::SEED, seed);
+    let mut fw = Firmware::new();
+    assert_eq!(fw.boot(&mut regs).stage, BootStage::Ready);
+    run(&mut fw, &mut regs, 1, cq_cmd());
+    run(&mut fw, &mut regs, 2, qp_cmd(0, 0));
+    let n = regs.commits.len();
+    let r = run(
+        &mut fw,
+        &mut regs,
+        3,
+        Command::ModifyQp(ModifyQp {
+            qpn: 1,
+            state: QpState::Ready,
+            remote: Some(remote()),
+        }),
+    );
+    assert_eq!(r.status, Status::Ok);
+    let hot = ConnHot::parse(&regs.commits[n].entry).unwrap();
+    (hot.cid, hot.snd_nxt)
+}
+
+#[test]
+fn mr_conn_2_4_the_hosts_seed_gives_each_boot_its_own_isns_and_cids() {
+    // The register model's clock is the same at every boot, as a device's is after reset: only the host's
+    // seed tells two boots apart.
+    let a = first_connection(0x1234_5678);
+    assert_eq!(first_connection(0x1234_5678), a, "the same seed replays");
+    let b = first_connection(0x9ABC_DEF0);
+    assert_ne!(a.1, b.1, "another seed, another ISN");
+    assert_ne!(a.0, b.0, "another seed, another CID generation");
+}

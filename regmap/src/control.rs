@@ -2,7 +2,8 @@
 //! (`metaroce-firmware`). The host loads the firmware image into the processor's RAM through the image window
 //! while the processor is held in reset, then lets it run and waits for its boot status:
 //!
-//! 1. Write `CTRL` with `run = 0` (the processor stops; its RAM keeps its contents).
+//! 1. Write `CTRL` with `run = 0` (the processor stops; its RAM keeps its contents), and `SEED` with a
+//!    random word from the host's entropy source.
 //! 2. Write the image, word by word, at `IMAGE_OFFSET + 4 * i` (word `i` = image bytes `4i..4i+3`,
 //!    little-endian); at most `IMAGE_BYTES` bytes. The window is write-only and only writable while the
 //!    processor is stopped: writes while it runs are ignored.
@@ -23,6 +24,8 @@ pub mod reg {
     pub const IMAGE_OFFSET: u32 = 0x14;
     /// `IMAGE_BYTES`.
     pub const IMAGE_BYTES: u32 = 0x18;
+    /// `SEED`.
+    pub const SEED: u32 = 0x1C;
 }
 
 /// Fields of the control-processor registers.
@@ -92,6 +95,14 @@ pub const BLOCK: BlockLayout = BlockLayout {
             Access::Ro,
             crate::fwbus::RAM_BYTES,
             "bytes of the image window (the processor's RAM)",
+            &[],
+        ),
+        Register::new(
+            "SEED",
+            reg::SEED,
+            Access::Rw,
+            0,
+            "a random word the host writes before starting the processor; the firmware seeds its ISNs, EV-set seeds and CID generations with it (the core's clock alone repeats from one reset to the next)",
             &[],
         ),
     ],

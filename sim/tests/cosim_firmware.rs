@@ -1036,3 +1036,163 @@ fn a_host_move_to_error_flushes_the_send_and_receive_queues() {
         "nothing written into A's receive buffers"
     );
 }
+
+/// A peer restart, which the firmware counts but does not reopen (MR-CONN-18, MR-CONN-35; docs/firmware.md,
+/// Limitations): after a WRITE has bound both sides, B's NIC is replaced by a fresh one (its core reset, the
+/// firmware booted with another seed, its objects created again and its QP moved to READY towards A's). A's
+/// DATA still names B's old CID and is answered NACK NO_CONTEXT; B's opening names a new CID and A's firmware
+/// counts it as a restart and refuses it. Both QPs end at their retry limit (2) with RETRY_EXCEEDED and a
+/// QP_ERROR event, nothing is placed on either side, and nothing hangs.
+#[test]
+fn a_peer_restart_ends_both_qps_at_their_retry_limit() {
+    let (mut p, made) = two_cores();
+    let (mut qa, mut ca) = (made[0].qp, made[0].cq);
+    p.a.dma.mem.write(BUFS[0], &pattern(70, 5000));
+    let write = |wr_id: u64, lkey: u32, local: u64, rkey: u32, remote: u64| SqeRepr {
+        wr_id,
+        op: SqOp::Write,
+        local_addr: local,
+        length: 5000,
+        lkey,
+        remote_addr: remote,
+        rkey,
+        solicited: false,
+    };
+    host::post_send(
+        &mut p.a,
+        &mut qa,
+        &write(0xA0, made[0].lkey, BUFS[0], made[1].rkey, BUFS[1]),
+    )
+    .expect("post");
+    let (got, _) = cqes(&mut p, &mut ca, 1, "A's first WRITE");
+    assert_eq!((got[0].0, got[0].2), (0xA0, CqeStatus::Success));
+    let old = device_qp(&mut p.b, made[1].qp.qpn);
+
+    // B restarts.
+    let cfg = cosim_config();
+    let kind = core_model(&cfg, false).unwrap_or_else(|e| panic!("{e}"));
+    let mut b =
+        CoreBench::new(&kind, &cfg, BenchTiming::default(), 99).unwrap_or_else(|e| panic!("{e}"));
+    let (st, _) = firmware::boot(&mut b).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(st.stage, BootStage::Ready);
+    let mb = firmware::create(&mut b, MACS[1], IPS[1], (BUFS[1], 1 << 20))
+        .unwrap_or_else(|e| panic!("{e}"));
+    firmware::ready(
+        &mut b,
+        mb.qp.qpn,
+        Remote {
+            qpn: u32::from(made[0].qp.qpn),
+            mac: MACS[0],
+            ip: IpAddr::V4(IPS[0]),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    p.b = b;
+    let new = device_qp(&mut p.b, mb.qp.qpn);
+    assert_ne!(new.cid, old.cid, "B's new connection has a new CID");
+    for core in [&mut p.a, &mut p.b] {
+        let retry = base(BlockType::Endpoint) + ep::reg::RETRY;
+        let w = core.read(retry).expect("RETRY");
+        core.write(
+            retry,
+            ep::field::RETRY_LIMIT.insert(w, 2).expect("in range"),
+        )
+        .expect("RETRY");
+    }
+    let before = device(&mut p.a);
+
+    // Both write to the other.
+    let (mut qb, mut cb) = (mb.qp, mb.cq);
+    p.b.dma.mem.write(BUFS[1], &pattern(71, 5000));
+    host::post_send(
+        &mut p.a,
+        &mut qa,
+        &write(
+            0xA1,
+            made[0].lkey,
+            BUFS[0],
+            made[1].rkey,
+            BUFS[1] + 0x2_0000,
+        ),
+    )
+    .expect("post");
+    host::post_send(
+        &mut p.b,
+        &mut qb,
+        &write(0xB1, mb.lkey, BUFS[1], made[0].rkey, BUFS[0] + 0x2_0000),
+    )
+    .expect("post");
+    let (mut ga, mut gb) = (None, None);
+    let cycles = run_until(&mut p, 4_000_000, "both WRITEs after B's restart", |p| {
+        if ga.is_none() {
+            ga = host::poll_cq(&mut p.a, &mut ca).unwrap_or_else(|e| panic!("{e}"));
+        }
+        if gb.is_none() {
+            gb = host::poll_cq(&mut p.b, &mut cb).unwrap_or_else(|e| panic!("{e}"));
+        }
+        ga.is_some() && gb.is_some()
+    });
+    let (ca_, cb_) = (ga.expect("A's CQE"), gb.expect("B's CQE"));
+    println!(
+        "after B's restart: A's WRITE {:?}, B's WRITE {:?}, both within {cycles} cycles",
+        ca_.status, cb_.status
+    );
+    assert_eq!((ca_.wr_id, ca_.status), (0xA1, CqeStatus::RetryExceeded));
+    assert_eq!((cb_.wr_id, cb_.status), (0xB1, CqeStatus::RetryExceeded));
+    assert_eq!(
+        p.b.dma.mem.read(BUFS[1] + 0x2_0000, 5000),
+        vec![0; 5000],
+        "nothing placed at B"
+    );
+    assert_eq!(
+        p.a.dma.mem.read(BUFS[0] + 0x2_0000, 5000),
+        vec![0; 5000],
+        "nothing placed at A"
+    );
+    for (name, core, qpn) in [("A", &mut p.a, qa.qpn), ("B", &mut p.b, qb.qpn)] {
+        let mut events = Vec::new();
+        for _ in 0..1_000 {
+            let (e, _) = firmware::read_events(core).unwrap_or_else(|e| panic!("{e}"));
+            events.extend(e);
+            if !events.is_empty() {
+                break;
+            }
+            core.step().unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(
+            events
+                .iter()
+                .map(|e| (e.kind, e.status, e.qpn))
+                .collect::<Vec<_>>(),
+            [(
+                EventType::QpError,
+                CqeStatus::RetryExceeded as u8,
+                u32::from(qpn)
+            )],
+            "{name}"
+        );
+    }
+    let after = device(&mut p.a);
+    assert!(
+        after.refused > before.refused,
+        "A's firmware counted B's opening as a restart: {} -> {}",
+        before.refused,
+        after.refused
+    );
+    assert!(!p.a.fw_trap().expect("trap") && !p.b.fw_trap().expect("trap"));
+}
+
+/// QUERY_QP of `qpn`.
+fn device_qp(b: &mut CoreBench, qpn: u16) -> metaroce_regmap::command::QpInfo {
+    let (r, _) = run(
+        b,
+        0x340,
+        Command::QueryQp {
+            qpn: u32::from(qpn),
+        },
+    );
+    let ResponseData::QpInfo(q) = r.data else {
+        panic!("{r:?}")
+    };
+    q
+}

@@ -144,6 +144,8 @@ pub const REG_TIMEOUT: u64 = 2_000;
 pub struct CoreBench {
     /// The model.
     pub m: Model,
+    /// The seed the bench was made with (its agents' random streams; the firmware's `CONTROL.SEED`).
+    pub seed: u64,
     /// The register master.
     pub axil: AxilMaster,
     /// Host memory behind the DMA interface.
@@ -182,6 +184,7 @@ impl CoreBench {
         let mut m = kind.instance();
         let rst = kind.port("rst")?;
         let mut b = CoreBench {
+            seed,
             axil: AxilMaster::new(kind)?,
             dma: DmaServer::new(kind, timing.mem, seed)?,
             rx: StreamSource::new(

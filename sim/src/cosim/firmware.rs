@@ -94,10 +94,16 @@ pub fn image() -> Result<&'static [u32], String> {
         .map_err(Clone::clone)
 }
 
-/// Stops the control processor, writes `words` into its RAM through the image window, and starts it.
+/// Stops the control processor, writes the boot seed (`CONTROL.SEED`) and `words` into its RAM through the
+/// image window, and starts it.
 pub fn load(b: &mut CoreBench, words: &[u32]) -> Result<(), BenchError> {
     let base = block_base(BlockType::Control);
     b.write(base + ctl::CTRL, 0)?;
+    // The host's seed for the firmware's random numbers: here the bench's own, so runs replay.
+    b.write(
+        base + ctl::SEED,
+        (b.seed ^ b.seed >> 32) as u32 ^ 0x5EED_5EED,
+    )?;
     for (i, w) in words.iter().enumerate() {
         b.write(IMAGE_WINDOW + 4 * i as u32, *w)?;
     }
