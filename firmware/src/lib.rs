@@ -387,7 +387,6 @@ impl Firmware {
     }
 }
 
-/// Writes `metaroce-fw <major>.<minor>: ` and `text` to the console.
 /// The register-bus offset of the control-processor block in the reference map.
 fn control_base() -> Option<u32> {
     metaroce_regmap::block::DEFAULT_MAP
@@ -396,6 +395,7 @@ fn control_base() -> Option<u32> {
         .map(|b| b.1)
 }
 
+/// Writes `metaroce-fw <major>.<minor>: ` and `text` to the console.
 fn greet(bus: &mut impl Bus, text: &str) {
     console(bus, "metaroce-fw ");
     decimal(bus, VERSION_MAJOR);
