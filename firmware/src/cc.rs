@@ -7,7 +7,7 @@
 //! next RTO computed, the next ACK decision, the next NSCC update).
 
 use crate::bus::Bus;
-use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
+use metaroce_regmap::block::{default_base, BlockType};
 use metaroce_regmap::command::{CcInfo, CcParams};
 use metaroce_regmap::endpoint::{field, reg};
 
@@ -20,10 +20,7 @@ pub struct Mismatch {
 
 /// The endpoint block's offset on the register bus.
 pub fn endpoint_base() -> Option<u32> {
-    DEFAULT_MAP
-        .iter()
-        .find(|(k, _)| *k == BlockType::Endpoint)
-        .map(|b| b.1)
+    default_base(BlockType::Endpoint)
 }
 
 fn retry_word(c: &CcParams) -> u32 {

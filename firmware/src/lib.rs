@@ -42,6 +42,7 @@ pub mod responder;
 pub mod selftest;
 
 use bus::Bus;
+use metaroce_regmap::block::{default_base, BlockType};
 use metaroce_regmap::caps::{CapsRepr, Features, Limits};
 use metaroce_regmap::command::{Event, EventType, Opcode, Request, Response, Status};
 use metaroce_regmap::control;
@@ -189,7 +190,8 @@ impl Firmware {
                 self.port = port::read(bus);
                 // The host's seed (CONTROL.SEED) with the clock: after a reset the clock alone gives the
                 // same ISNs and CID generations every boot.
-                let host = control_base().map_or(0, |b| bus.reg_read(b + control::reg::SEED));
+                let host = default_base(BlockType::Control)
+                    .map_or(0, |b| bus.reg_read(b + control::reg::SEED));
                 self.seed = bus.now() as u32 ^ 0x9E37_79B9 ^ host.rotate_left(13);
                 self.boot.stage = BootStage::Ready;
                 greet(bus, "self-test passed\n");
@@ -385,14 +387,6 @@ impl Firmware {
         self.seed = x;
         x
     }
-}
-
-/// The register-bus offset of the control-processor block in the reference map.
-fn control_base() -> Option<u32> {
-    metaroce_regmap::block::DEFAULT_MAP
-        .iter()
-        .find(|(k, _)| *k == metaroce_regmap::block::BlockType::Control)
-        .map(|b| b.1)
 }
 
 /// Writes `metaroce-fw <major>.<minor>: ` and `text` to the console.

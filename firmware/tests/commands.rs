@@ -26,6 +26,21 @@ fn booted() -> (Firmware, RegSpace) {
     (fw, regs)
 }
 
+/// Creates CQ 0 and QP 1 (INIT, completing into CQ 0).
+fn add_qp1(fw: &mut Firmware, regs: &mut RegSpace) {
+    assert_eq!(run(fw, regs, 1, cq_cmd()).data, ResponseData::Cq(0));
+    assert_eq!(run(fw, regs, 2, qp_cmd(0, 0)).data, ResponseData::Qp(1));
+}
+
+/// MODIFY_QP of QP 1.
+fn modify(state: QpState, remote: Option<Remote>) -> Command {
+    Command::ModifyQp(ModifyQp {
+        qpn: 1,
+        state,
+        remote,
+    })
+}
+
 /// Runs `command` with `tag`; the mailbox status and the response.
 fn run(fw: &mut Firmware, regs: &mut RegSpace, tag: u16, command: Command) -> Response {
     let op = command.opcode();
@@ -285,15 +300,7 @@ fn a_qp_lives_from_create_to_destroy_and_every_entry_is_what_the_tables_expect()
 #[test]
 fn qp_transitions_follow_table_7_10() {
     let (mut fw, mut regs) = booted();
-    run(&mut fw, &mut regs, 1, cq_cmd());
-    run(&mut fw, &mut regs, 2, qp_cmd(0, 0));
-    let modify = |state, remote| {
-        Command::ModifyQp(ModifyQp {
-            qpn: 1,
-            state,
-            remote,
-        })
-    };
+    add_qp1(&mut fw, &mut regs);
     let steps = [
         (QpState::Init, None, Status::BadState),
         (QpState::Reset, None, Status::BadState),
@@ -664,15 +671,7 @@ fn the_mailbox_tag_is_echoed_and_unknown_opcodes_are_bad_opcode() {
 #[test]
 fn mr_conn_2_each_connection_of_a_qp_has_a_new_cid() {
     let (mut fw, mut regs) = booted();
-    run(&mut fw, &mut regs, 1, cq_cmd());
-    run(&mut fw, &mut regs, 2, qp_cmd(0, 0));
-    let modify = |state, remote| {
-        Command::ModifyQp(ModifyQp {
-            qpn: 1,
-            state,
-            remote,
-        })
-    };
+    add_qp1(&mut fw, &mut regs);
     // 300 connections of QP 1: READY, ERROR, RESET, INIT, READY, ... Each opens connection 1 with a CID whose
     // generation (bits 23:16) advances 1..255 and round again; a value recurs only after 255 others.
     let mut cids = Vec::new();
@@ -728,27 +727,19 @@ fn mr_conn_2_each_connection_of_a_qp_has_a_new_cid() {
 /// The connection the firmware opens for QP 1 after a boot with `CONTROL.SEED` = `seed`: its CID and ISN.
 fn first_connection(seed: u32) -> (u32, u32) {
     let mut regs = RegSpace::new(&caps());
-    let control = metaroce_regmap::block::DEFAULT_MAP
-        .iter()
-        .find(|(k, _)| *k == metaroce_regmap::block::BlockType::Control)
-        .expect("control block")
-        .1;
+    let control = metaroce_regmap::block::default_base(metaroce_regmap::block::BlockType::Control)
+        .expect("control block");
     regs.blocks
         .insert(control + metaroce_regmap::control::reg::SEED, seed);
     let mut fw = Firmware::new();
     assert_eq!(fw.boot(&mut regs).stage, BootStage::Ready);
-    run(&mut fw, &mut regs, 1, cq_cmd());
-    run(&mut fw, &mut regs, 2, qp_cmd(0, 0));
+    add_qp1(&mut fw, &mut regs);
     let n = regs.commits.len();
     let r = run(
         &mut fw,
         &mut regs,
         3,
-        Command::ModifyQp(ModifyQp {
-            qpn: 1,
-            state: QpState::Ready,
-            remote: Some(remote()),
-        }),
+        modify(QpState::Ready, Some(remote())),
     );
     assert_eq!(r.status, Status::Ok);
     let hot = ConnHot::parse(&regs.commits[n].entry).unwrap();

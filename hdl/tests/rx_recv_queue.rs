@@ -167,6 +167,18 @@ impl Tb {
         }
     }
 
+    /// Offers the answer to read `d`: the RQE at its address (one beat, valid until the caller drops it).
+    fn answer(&mut self, d: &DmaDesc) {
+        let n = (d.addr.to_u64() - RQ_BASE) / 32;
+        let mut buf = [0u8; 32];
+        rqe(n).emit(&mut buf).expect("RQE");
+        self.u.s_axis_dma_rd_tdata.next = bits::<256>(&buf);
+        self.u.s_axis_dma_rd_tkeep.next = u32::MAX.to_bits();
+        self.u.s_axis_dma_rd_tlast.next = true;
+        self.u.s_axis_dma_rd_tuser.next = d.tag;
+        self.u.s_axis_dma_rd_tvalid.next = true;
+    }
+
     /// Serves one 32-byte RQE read: takes the descriptor, checks its address, answers with RQE `n`.
     fn serve_rqe(&mut self, n: u64) {
         self.u.m_axis_dma_rd_desc_tready.next = true;
@@ -176,13 +188,7 @@ impl Tb {
         assert_eq!(d.len, 32u64.to_bits::<32>(), "RQE length");
         self.clock();
         self.u.m_axis_dma_rd_desc_tready.next = false;
-        let mut buf = [0u8; 32];
-        rqe(n).emit(&mut buf).expect("RQE");
-        self.u.s_axis_dma_rd_tdata.next = bits::<256>(&buf);
-        self.u.s_axis_dma_rd_tkeep.next = u32::MAX.to_bits();
-        self.u.s_axis_dma_rd_tlast.next = true;
-        self.u.s_axis_dma_rd_tuser.next = d.tag;
-        self.u.s_axis_dma_rd_tvalid.next = true;
+        self.answer(&d);
         self.wait("RQE read data taken", |u| u.s_axis_dma_rd_tready.val());
         self.clock();
         self.u.s_axis_dma_rd_tvalid.next = false;
@@ -515,14 +521,7 @@ fn flush(tb: &mut Tb, pkt: Option<PktMeta>) -> (Vec<(u64, u64)>, Vec<u64>, Optio
             tb.u.s_axis_dma_rd_tvalid.next = false;
         }
         if let Some(d) = desc {
-            let n = (d.addr.to_u64() - RQ_BASE) / 32;
-            let mut buf = [0u8; 32];
-            rqe(n).emit(&mut buf).expect("RQE");
-            tb.u.s_axis_dma_rd_tdata.next = bits::<256>(&buf);
-            tb.u.s_axis_dma_rd_tkeep.next = u32::MAX.to_bits();
-            tb.u.s_axis_dma_rd_tlast.next = true;
-            tb.u.s_axis_dma_rd_tuser.next = d.tag;
-            tb.u.s_axis_dma_rd_tvalid.next = true;
+            tb.answer(&d);
         }
     }
     panic!("the flush did not end: {out:?}");

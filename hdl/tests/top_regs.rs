@@ -5,7 +5,7 @@
 use metaroce_hdl::top::axil::AxilBridge;
 use metaroce_hdl::top::regfile::{caps_of, RegFile, CNT_INC_BITS, FW_STATUS, LANE_BITS};
 use metaroce_hdl::CoreConfig;
-use metaroce_regmap::block::{walk, BlockType, DEFAULT_MAP, DEFAULT_SPACE_BYTES};
+use metaroce_regmap::block::{default_base, walk, BlockType, DEFAULT_MAP, DEFAULT_SPACE_BYTES};
 use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::id::IdRepr;
 use metaroce_regmap::{counters, irq, mailbox};
@@ -54,7 +54,7 @@ fn write(rf: &mut RegFile, off: u32, v: u32) {
 }
 
 fn base(kind: BlockType) -> u32 {
-    DEFAULT_MAP.iter().find(|(k, _)| *k == kind).unwrap().1
+    default_base(kind).expect("a block of the reference map")
 }
 
 #[test]

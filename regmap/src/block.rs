@@ -226,6 +226,11 @@ pub const DEFAULT_MAP: [(BlockType, u32); 8] = [
     (BlockType::Control, 0x0A00),
 ];
 
+/// Where the reference design places blocks of `kind` ([`DEFAULT_MAP`]); `None` for a kind it has not.
+pub fn default_base(kind: BlockType) -> Option<u32> {
+    DEFAULT_MAP.iter().find(|(k, _)| *k == kind).map(|b| b.1)
+}
+
 /// Size of the reference design's register space (BAR 0), doorbell pages included.
 pub const DEFAULT_SPACE_BYTES: u32 = 0x8_0000;
 

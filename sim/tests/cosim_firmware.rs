@@ -584,6 +584,17 @@ fn run_until(
     }
 }
 
+/// Runs the pair until core A (`a`) or B has raised ASYNC_EVENT (the cause is cleared), then takes that core's
+/// events with READ_EVENTS: the events, the number it lost, and the cycles waited.
+fn next_events(p: &mut NicPair, a: bool, limit: u64, what: &str) -> (Vec<Event>, u32, u64) {
+    let cycles = run_until(p, limit, what, |p| {
+        take_async_cause(if a { &mut p.a } else { &mut p.b })
+    });
+    let core = if a { &mut p.a } else { &mut p.b };
+    let (events, lost) = firmware::read_events(core).unwrap_or_else(|e| panic!("{e}"));
+    (events, lost, cycles)
+}
+
 /// `IRQ.CAUSE.async_event` of a core; clears it when set.
 fn take_async_cause(b: &mut CoreBench) -> bool {
     let cause = base(BlockType::Irq) + irq::reg::CAUSE;
@@ -642,11 +653,8 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
     );
     assert_eq!((c.wr_id, c.status), (0x90, CqeStatus::RemoteAccess));
     // The firmware takes the core's report, closes the connection, queues the event and raises ASYNC_EVENT.
-    let cycles = run_until(&mut p, 400_000, "A's ASYNC_EVENT", |p| {
-        take_async_cause(&mut p.a)
-    });
+    let (events, lost, cycles) = next_events(&mut p, true, 400_000, "A's ASYNC_EVENT");
     println!("ASYNC_EVENT raised {cycles} cycles later");
-    let (events, lost) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(lost, 0);
     assert_eq!(
         events,
@@ -741,10 +749,7 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
         vec![0; 3000],
         "nothing placed at A"
     );
-    run_until(&mut p, 400_000, "B's ASYNC_EVENT", |p| {
-        take_async_cause(&mut p.b)
-    });
-    let (events, _) = firmware::read_events(&mut p.b).unwrap_or_else(|e| panic!("{e}"));
+    let (events, _, _) = next_events(&mut p, false, 400_000, "B's ASYNC_EVENT");
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(
         (events[0].kind, events[0].status, events[0].qpn),
@@ -785,11 +790,8 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
 
     // The port: link down, module still present.
     p.a.set_port_status(PortStatus::MODULE_PRESENT.0);
-    let cycles = run_until(&mut p, 400_000, "A's port event", |p| {
-        take_async_cause(&mut p.a)
-    });
+    let (events, _, cycles) = next_events(&mut p, true, 400_000, "A's port event");
     println!("link down seen {cycles} cycles after it changed");
-    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         events
             .iter()
@@ -802,11 +804,8 @@ fn qp_errors_and_port_changes_reach_the_host_as_events() {
     // The module raises its interrupt (a temperature high alarm, CMIS byte 9 bit 0): the firmware reads its
     // state and flags, which clears them, and reports a MODULE_ALARM; the interrupt makes no PORT_CHANGE.
     p.a.module.as_mut().expect("module").raise(9, 0x01);
-    let cycles = run_until(&mut p, 1_000_000, "A's module alarm", |p| {
-        take_async_cause(&mut p.a)
-    });
+    let (events, _, cycles) = next_events(&mut p, true, 1_000_000, "A's module alarm");
     println!("a module alarm reported {cycles} cycles after the module raised it");
-    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         events
             .iter()
@@ -990,10 +989,7 @@ fn a_host_move_to_error_flushes_the_send_and_receive_queues() {
         recvs, want,
         "the three receive buffers flushed in ring order"
     );
-    run_until(&mut p, 400_000, "A's ASYNC_EVENT", |p| {
-        take_async_cause(&mut p.a)
-    });
-    let (events, _) = firmware::read_events(&mut p.a).unwrap_or_else(|e| panic!("{e}"));
+    let (events, _, _) = next_events(&mut p, true, 400_000, "A's ASYNC_EVENT");
     assert_eq!(
         events
             .iter()
@@ -1149,16 +1145,8 @@ fn a_peer_restart_ends_both_qps_at_their_retry_limit() {
         vec![0; 5000],
         "nothing placed at A"
     );
-    for (name, core, qpn) in [("A", &mut p.a, qa.qpn), ("B", &mut p.b, qb.qpn)] {
-        let mut events = Vec::new();
-        for _ in 0..1_000 {
-            let (e, _) = firmware::read_events(core).unwrap_or_else(|e| panic!("{e}"));
-            events.extend(e);
-            if !events.is_empty() {
-                break;
-            }
-            core.step().unwrap_or_else(|e| panic!("{e}"));
-        }
+    for (name, a, qpn) in [("A", true, qa.qpn), ("B", false, qb.qpn)] {
+        let (events, _, _) = next_events(&mut p, a, 400_000, name);
         assert_eq!(
             events
                 .iter()

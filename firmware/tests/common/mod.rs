@@ -10,7 +10,7 @@
 
 use metaroce_firmware::bus::Bus;
 use metaroce_firmware::Firmware;
-use metaroce_regmap::block::{write_chain, BlockType, DEFAULT_MAP};
+use metaroce_regmap::block::{default_base, write_chain, BlockType, DEFAULT_MAP};
 use metaroce_regmap::caps::CapsRepr;
 use metaroce_regmap::command::{
     Command, CreateCq, CreateQp, Moderation, ModifyQp, Opcode, QpState, Remote, Request, Response,
@@ -135,7 +135,7 @@ impl RegSpace {
             blocks.insert(off, v);
         };
         write_chain(&DEFAULT_MAP, &mut put);
-        let base = |k: BlockType| DEFAULT_MAP.iter().find(|(t, _)| *t == k).unwrap().1;
+        let base = |k: BlockType| default_base(k).expect("a block of the reference map");
         let id = IdRepr {
             board: 0,
             variant: 0,
@@ -222,11 +222,7 @@ impl RegSpace {
     }
 
     fn counters_base() -> u32 {
-        DEFAULT_MAP
-            .iter()
-            .find(|(t, _)| *t == BlockType::Counters)
-            .unwrap()
-            .1
+        default_base(BlockType::Counters).expect("counter block")
     }
 
     fn reg_read(&mut self, off: u32) -> u32 {
@@ -299,11 +295,7 @@ impl RegSpace {
             }
             return;
         }
-        let eb = DEFAULT_MAP
-            .iter()
-            .find(|(t, _)| *t == BlockType::Endpoint)
-            .unwrap()
-            .1;
+        let eb = default_base(BlockType::Endpoint).expect("endpoint block");
         if (eb + metaroce_regmap::endpoint::reg::MAC_HI
             ..eb + metaroce_regmap::endpoint::BLOCK.bytes)
             .contains(&off)

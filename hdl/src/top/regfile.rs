@@ -283,7 +283,7 @@ impl RegFile {
     }
 
     fn enable_index(&self) -> Option<usize> {
-        let base = DEFAULT_MAP.iter().find(|(t, _)| *t == BlockType::Irq)?.1;
+        let base = metaroce_regmap::block::default_base(BlockType::Irq)?;
         match self
             ._map
             .get(&(base + metaroce_regmap::irq::reg::CAUSE_ENABLE))

@@ -8,7 +8,7 @@ use metaroce_hdl::ctx::ctx_port::reg as ctx;
 use metaroce_hdl::ctx::table;
 use metaroce_hdl::rx::cq_writer::CQ_TABLE;
 use metaroce_hdl::top::core::{CQ_DB_WINDOW, CTX_WINDOW, QP_DB_WINDOW};
-use metaroce_regmap::block::{BlockType, DEFAULT_MAP};
+use metaroce_regmap::block::{default_base, BlockType};
 use metaroce_regmap::command::arg;
 use metaroce_regmap::command::QpState;
 use metaroce_regmap::context::conn::ConnFlags;
@@ -33,10 +33,7 @@ fn regmap_err(what: &str, e: impl std::fmt::Debug) -> BenchError {
 
 /// The register-space base of a block of the default map.
 pub fn block_base(kind: BlockType) -> u32 {
-    DEFAULT_MAP
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map_or(0, |b| b.1)
+    default_base(kind).unwrap_or(0)
 }
 
 /// Programs the endpoint's MAC and IPv4 address.
