@@ -409,7 +409,9 @@ pub struct AckProc {
     clr: DFF<Bits<17>>,
     op_isn: DFF<Bits<32>>,
     nowm: DFF<Bits<32>>,
-    off_q: DFF<Bits<32>>,
+    shift_q: DFF<Bits<10>>,
+    far_q: DFF<Bit>,
+    off_l: Signal<Local, Bits<32>>,
     r_found: DFF<Bit>,
     r_ok: DFF<Bit>,
     r_i: DFF<Bit>,
@@ -613,6 +615,7 @@ pub struct AckProc {
     k_zero4: Constant<Bits<4>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
+    k_aligned32: Constant<Bits<32>>,
     k_four32: Constant<Bits<32>>,
     k_half: Constant<Bits<32>>,
     k_zero2: Constant<Bits<2>>,
@@ -681,7 +684,9 @@ impl AckProc {
             clr: Default::default(),
             op_isn: Default::default(),
             nowm: Default::default(),
-            off_q: Default::default(),
+            shift_q: Default::default(),
+            far_q: Default::default(),
+            off_l: Default::default(),
             r_found: Default::default(),
             r_ok: Default::default(),
             r_i: Default::default(),
@@ -882,6 +887,7 @@ impl AckProc {
             k_zero4: Constant::new(0u64.to_bits()),
             k_zero32: Constant::new(0u64.to_bits()),
             k_one32: Constant::new(1u64.to_bits()),
+            k_aligned32: Constant::new((ALIGNED_BITS as u64).to_bits()),
             k_four32: Constant::new(4u64.to_bits()),
             k_half: Constant::new(2147483648u64.to_bits()),
             k_zero2: Constant::new(0u64.to_bits()),
@@ -909,10 +915,10 @@ impl Logic for AckProc {
             first, sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec,
             res_pend, una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost,
             rk_armed, rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr,
-            op_isn, nowm, off_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn,
-            p1_t0, p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3,
-            p2_v, p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand,
-            p3_x_v, p3_x
+            op_isn, nowm, shift_q, far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm,
+            p1_psn, p1_t0, p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2,
+            p1_d3, p2_v, p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack,
+            p3_cand, p3_x_v, p3_x
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -947,7 +953,10 @@ impl Logic for AckProc {
         self.base_l.next.lo2 = self.k_zero2.val();
         self.base_l.next.hi = self.rd_st.val().una.get_bits::<30>(2);
         self.base32.next = self.base_l.val().into();
-        self.align.off.next = self.off_q.q.val();
+        // The aligner's shift, `(snd_una & !3) - sack_base + 260` (registered in ACK_RD).
+        self.off_l.next = self.base32.val() - self.sack_base.q.val() + self.k_aligned32.val();
+        self.align.shift.next = self.shift_q.q.val();
+        self.align.far.next = self.far_q.q.val();
         self.st_l.next.una = self.st.q.val().una;
         self.st_l.next.nxt = self.st.q.val().nxt;
         self.st_l.next.inflight = self.st.q.val().inflight;
@@ -1509,8 +1518,10 @@ impl Logic for AckProc {
             self.acc_newly.d.next = self.k_zero16.val();
             self.acc_bytes.d.next = self.k_zero32.val();
             self.acc_dec.d.next = self.k_zero32.val();
-            // The aligner's offset, registered; the aligned bitmap is ready two cycles later.
-            self.off_q.d.next = self.base32.val() - self.sack_base.q.val();
+            // The aligner's offset as its shift and range flag (see `SackAlign`), registered; the aligned bitmap
+            // is valid in the second cycle after (ACK_ALIGN), held until then.
+            self.shift_q.d.next = self.off_l.val().get_bits::<10>(0);
+            self.far_q.d.next = self.off_l.val().get_bits::<22>(10).any();
             self.state.d.next = self.s_ack_pre.val();
         } else if self.state.q.val() == self.s_ack_align.val() {
             self.sr.d.next = self.align.aligned.val();

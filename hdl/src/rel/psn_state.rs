@@ -20,9 +20,12 @@
 //! A scan of the window reads 4 records per cycle: at most 65 words (256 PSNs not aligned to 4), i.e. 65
 //! cycles plus the pipeline for a full window.
 //!
-//! [`SackAlign`] (registered, 1 cycle): `aligned[j] = sack[j + off]` for `0 <= j + off < 256`, else 0, with
-//! `off` a signed 32-bit offset (`(snd_una & !3) - sack_base`), so that bit `j` of the output is the SACK bit
-//! of PSN `(snd_una & !3) + j` (260 bits: 65 words of 4).
+//! [`SackAlign`]: `aligned[j] = sack[j + off]` for `0 <= j + off < 256`, else 0, with `off` a signed 32-bit
+//! offset (`(snd_una & !3) - sack_base`), so that bit `j` of the output is the SACK bit of PSN
+//! `(snd_una & !3) + j` (260 bits: 65 words of 4). The aligner takes `off` as the user registers it: the shift
+//! `off + 260` modulo 1024 and a flag for `off + 260` outside `0..1024` (no bit lands). Its shift is split over
+//! two cycles: the low six bits of the shift in a register stage, the high four and the flag after it, so the
+//! output is valid in the second cycle of inputs held for two (and meant to be registered by the user).
 
 use rust_hdl::prelude::*;
 
@@ -85,28 +88,39 @@ pub struct SackAlign {
     pub clk: Signal<In, Clock>,
     /// The ACK's bitmap (bit i = PSN `sack_base + i`).
     pub sack: Signal<In, Bits<256>>,
-    /// `(snd_una & !3) - sack_base` (two's complement).
-    pub off: Signal<In, Bits<32>>,
-    /// Bit j = PSN `(snd_una & !3) + j`, one cycle later.
+    /// `off + 260` modulo 1024, `off = (snd_una & !3) - sack_base`.
+    pub shift: Signal<In, Bits<10>>,
+    /// `off + 260` is outside `0..1024`: the output is 0.
+    pub far: Signal<In, Bit>,
+    /// Bit j = PSN `(snd_una & !3) + j`, valid in the second cycle of `sack`, `shift` and `far` held.
     pub aligned: Signal<Out, Bits<ALIGNED_BITS>>,
-    _q: Bits<ALIGNED_BITS>,
+    _t3: Bits<516>,
 }
 
 impl Logic for SackAlign {
     fn update(&mut self) {
         if self.clk.pos_edge() {
-            let off = self.off.val().to_u64() as u32 as i32 as i64;
+            // First half: big = {sack, 260 zeros} shifted by the shift's low six bits.
+            let lo = self.shift.val().get_bits::<6>(0).to_u64() as usize;
             let s = self.sack.val();
-            let mut q = Bits::<ALIGNED_BITS>::default();
-            for j in 0..ALIGNED_BITS {
-                let i = j as i64 + off;
-                if (0..256).contains(&i) && s.get_bit(i as usize) {
-                    q = q.replace_bit(j, true);
+            let mut t3 = Bits::<516>::default();
+            for i in 0..516 {
+                let k = i + lo;
+                if (ALIGNED_BITS..516).contains(&k) && s.get_bit(k - ALIGNED_BITS) {
+                    t3 = t3.replace_bit(i, true);
                 }
             }
-            self._q = q;
+            self._t3 = t3;
         }
-        self.aligned.next = self._q;
+        // Second half: by the high four bits, unless `far`.
+        let hi = self.shift.val().get_bits::<4>(6).to_u64() as usize * 64;
+        let mut q = Bits::<ALIGNED_BITS>::default();
+        for j in 0..ALIGNED_BITS {
+            if !self.far.val() && j + hi < 516 && self._t3.get_bit(j + hi) {
+                q = q.replace_bit(j, true);
+            }
+        }
+        self.aligned.next = q;
     }
 
     fn connect(&mut self) {
@@ -114,26 +128,21 @@ impl Logic for SackAlign {
     }
 
     fn hdl(&self) -> Verilog {
-        // aligned[j] = sack[j + off] = big[j + s] with big = {sack, 260 zeros} and s = off + 260, which is in
-        // 0..1023 whenever a bit can land (off in -260..255; beyond, the shift leaves zeros). The shift is
-        // written as five stages of 4-way selections (two bits of s each); yosys still maps each stage as
-        // two 2-way selections (9 levels, docs/hardware.md), but with far fewer LUTs than the two shifters
-        // and the sign test this replaced.
+        // aligned[j] = sack[j + off] = big[j + s] with big = {sack, 260 zeros} and s = off + 260 = `shift`,
+        // which is in 0..1023 whenever a bit can land (off in -260..255; beyond, `far` or the shift leaves
+        // zeros). The shift is written as five stages of 4-way selections (two bits of s each), the first
+        // three before the register.
         Verilog::Custom(
             "\
+reg [515:0] t3q;
 wire [515:0] big = {sack, 260'd0};
-wire [31:0] s = off + 32'd260;
-wire [515:0] t1 = big >> s[1:0];
-wire [515:0] t2 = t1 >> {s[3:2], 2'd0};
-wire [515:0] t3 = t2 >> {s[5:4], 4'd0};
-wire [515:0] t4 = t3 >> {s[7:6], 6'd0};
-wire [259:0] t5 = s[9] ? (s[8] ? 260'd0 : {256'd0, t4[515:512]}) : (s[8] ? t4[515:256] : t4[259:0]);
-always @(posedge clk) begin
-   if (s[31:10] == 22'd0)
-      aligned <= t5;
-   else
-      aligned <= 260'd0;
-end
+wire [515:0] t1 = big >> shift[1:0];
+wire [515:0] t2 = t1 >> {shift[3:2], 2'd0};
+wire [515:0] t3 = t2 >> {shift[5:4], 4'd0};
+always @(posedge clk) t3q <= t3;
+wire [515:0] t4 = t3q >> {shift[7:6], 6'd0};
+wire [259:0] t5 = shift[9] ? (shift[8] ? 260'd0 : {256'd0, t4[515:512]}) : (shift[8] ? t4[515:256] : t4[259:0]);
+always @(*) aligned = far ? 260'd0 : t5;
 "
             .to_string(),
         )

@@ -367,6 +367,7 @@ pub struct SenderEngine {
     ackp: AckProc,
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
+    spare: DFF<Bit>,
     slot_ok: Signal<Local, Bit>,
     k_one17: Constant<Bits<17>>,
     k_zero17: Constant<Bits<17>>,
@@ -643,6 +644,7 @@ impl SenderEngine {
             ackp: AckProc::new(conn_bits, slot_bits),
             resv: Default::default(),
             resv17: Default::default(),
+            spare: Default::default(),
             slot_ok: Default::default(),
             k_one17: Constant::new(1u64.to_bits()),
             k_zero17: Constant::new(0u64.to_bits()),
@@ -846,7 +848,7 @@ impl Logic for SenderEngine {
             rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
             det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
-        dff_setup!(self, clk, req_seen_v, req_seen_at, req_at, g_elig);
+        dff_setup!(self, clk, req_seen_v, req_seen_at, req_at, g_elig, spare);
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
@@ -878,8 +880,11 @@ impl Logic for SenderEngine {
         if self.resv.q.val() {
             self.resv17.next = self.k_one17.val();
         }
-        self.slot_ok.next =
-            self.snd_ram.rd_data.val().has_slot || self.ackp.free_slots.val() > self.resv17.val();
+        // (The count's test is registered. It lags by a cycle: a slot taken clears the reservation in the
+        // same cycle, which leaves the test's result as it was; a slot released shows a cycle late, which only
+        // delays a request; and a reservation is made in `GDec`, at least three cycles before the next one.)
+        self.spare.d.next = self.ackp.free_slots.val() > self.resv17.val();
+        self.slot_ok.next = self.snd_ram.rd_data.val().has_slot || self.spare.q.val();
         if self.ackp.slot_alloc.val() {
             self.resv.d.next = false;
         }

@@ -598,7 +598,6 @@ pub struct PsnWindow {
     n1: DFF<NackReq>,
     ok1: DFF<Bit>,
     cand1: DFF<Bit>,
-    hz1: DFF<Bit>,
     hz2: DFF<Bit>,
     hz3: DFF<Bit>,
     hz4: DFF<Bit>,
@@ -715,7 +714,6 @@ impl PsnWindow {
             n1: Default::default(),
             ok1: Default::default(),
             cand1: Default::default(),
-            hz1: Default::default(),
             hz2: Default::default(),
             hz3: Default::default(),
             hz4: Default::default(),
@@ -772,8 +770,8 @@ impl Logic for PsnWindow {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v1, p1, n1, ok1, cand1, hz1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4,
-            p4, w4, ov, op, ow, qa_v, qa_p, qb_v, qb_p, pb_v, pb_p, pb_cand, po_v, po_p, pop_d
+            self, clk, v1, p1, n1, ok1, cand1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4, p4,
+            w4, ov, op, ow, qa_v, qa_p, qb_v, qb_p, pb_v, pb_p, pb_cand, po_v, po_p, pop_d
         );
         self.ram.clk.next = self.clk.val();
         self.ram2.clk.next = self.clk.val();
@@ -796,10 +794,13 @@ impl Logic for PsnWindow {
                 | (self.ip.val().ptype == self.c_ctrl.val()));
         self.icand.next =
             self.iok.val() & (self.ip.val().ptype == self.c_data.val()) & !self.ip.val().trimmed;
-        // (per stage one registered flag "holds an accepted candidate", and the RAM index compared)
+        // (per stage a registered flag "holds an accepted candidate", and the RAM index compared; S1's is its
+        // `v1 & cand1`, so that the handshake's `take` feeds no flag of its own)
         self.icm.next = self.ip.val().conn & self.c_mask.val();
         self.hazard.next = self.iok.val()
-            & ((self.hz1.q.val() & ((self.p1.q.val().conn & self.c_mask.val()) == self.icm.val()))
+            & ((self.v1.q.val()
+                & self.cand1.q.val()
+                & ((self.p1.q.val().conn & self.c_mask.val()) == self.icm.val()))
                 | (self.hz2.q.val()
                     & ((self.p2.q.val().conn & self.c_mask.val()) == self.icm.val()))
                 | (self.hz3.q.val()
@@ -815,7 +816,6 @@ impl Logic for PsnWindow {
             self.n1.d.next = self.s_axis_pkt_tuser.val();
             self.ok1.d.next = self.iok.val();
             self.cand1.d.next = self.icand.val();
-            self.hz1.d.next = self.take.val() & self.icand.val();
         } else {
             self.ram.rd_addr.next = self.p1.q.val().conn & self.c_mask.val();
         }
@@ -1021,7 +1021,6 @@ impl Logic for PsnWindow {
         self.m_axis_pkt_tuser.next = self.ow.q.val();
         if self.rst.val() {
             self.v1.d.next = false;
-            self.hz1.d.next = false;
             self.hz2.d.next = false;
             self.hz3.d.next = false;
             self.hz4.d.next = false;

@@ -39,6 +39,10 @@
 //! * `drop_valid` / `drop_code`: one pulse per dropped packet with its `rx::drop` code (counted where the
 //!   packet leaves on `m_axis_place`; exception packets are not drops).
 //!
+//! * The ACK generator's two outputs each pass a skid register (the control requests also an output
+//!   register), so its stage enable depends on registers only, not on `m_axis_place_tready` or
+//!   `m_axis_ctl_tready`.
+//!
 //! Latency: lookup 3 + pre-classification 3 + window 6 + ACK generator 3 cycles plus the attached stages; one
 //! packet per cycle (see the blocks' hazard rules for back-to-back packets of one connection; the
 //! pre-classification waits only for a duplicate or out-of-window PSN of a connection with packets in flight). Construct with
@@ -163,6 +167,11 @@ pub struct RxEngine<const DW: usize, const KW: usize> {
     timer: AckTimer,
     cv: DFF<Bit>,
     cm: DFF<PktMeta>,
+    sv: DFF<Bit>,
+    sm: DFF<PktMeta>,
+    kv: DFF<Bit>,
+    km: DFF<PktMeta>,
+    ku: DFF<WinInfo>,
     rv: DFF<Bit>,
     pre_hold: DFF<Bit>,
     rr: DFF<ReadReq>,
@@ -172,9 +181,12 @@ pub struct RxEngine<const DW: usize, const KW: usize> {
     trig_go: Signal<Local, Bit>,
     cl_m: Signal<Local, PktMeta>,
     ag_m: Signal<Local, PktMeta>,
+    ag_u: Signal<Local, WinInfo>,
+    ag_v: Signal<Local, Bit>,
     is_rr: Signal<Local, Bit>,
     place_go: Signal<Local, Bit>,
-    ctl_free: Signal<Local, Bit>,
+    ctl_in: Signal<Local, Bit>,
+    ctl_m: Signal<Local, PktMeta>,
     rreq: Signal<Local, ReadReq>,
     c_ack: Constant<Bits<4>>,
     c_nack: Constant<Bits<4>>,
@@ -245,6 +257,11 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
             timer: Default::default(),
             cv: Default::default(),
             cm: Default::default(),
+            sv: Default::default(),
+            sm: Default::default(),
+            kv: Default::default(),
+            km: Default::default(),
+            ku: Default::default(),
             rv: Default::default(),
             pre_hold: Default::default(),
             rr: Default::default(),
@@ -254,9 +271,12 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
             trig_go: Default::default(),
             cl_m: Default::default(),
             ag_m: Default::default(),
+            ag_u: Default::default(),
+            ag_v: Default::default(),
             is_rr: Default::default(),
             place_go: Default::default(),
-            ctl_free: Default::default(),
+            ctl_in: Default::default(),
+            ctl_m: Default::default(),
             rreq: Default::default(),
             c_ack: Constant::new((PacketType::Ack as u64).into()),
             c_nack: Constant::new((PacketType::Nack as u64).into()),
@@ -271,7 +291,7 @@ impl<const DW: usize, const KW: usize> RxEngine<DW, KW> {
 impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, cv, cm, rv, rr, pre_hold, dv, dc);
+        dff_setup!(self, clk, cv, cm, sv, sm, kv, km, ku, rv, rr, pre_hold, dv, dc);
         // Shared inputs.
         self.lookup.clk.next = self.clk.val();
         self.window.clk.next = self.clk.val();
@@ -365,37 +385,65 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
         self.ackgen.s_axis_pkt_tvalid.next = self.window.m_axis_pkt_tvalid.val();
         self.window.m_axis_pkt_tready.next = self.ackgen.s_axis_pkt_tready.val();
 
-        // Control requests: the lookup's NACK NO_CONTEXT first, then the ACK generator's (registered).
-        self.ctl_free.next = !self.cv.q.val() | self.m_axis_ctl_tready.val();
-        self.lookup.m_axis_nctx_tready.next = self.ctl_free.val();
+        // Control requests: the lookup's NACK NO_CONTEXT first, then the ACK generator's. Two registers, the
+        // output and a skid behind it, so the sources' ready is a register (`!sv`): it does not pass the
+        // output's ready into the ACK generator's stage enable.
+        self.lookup.m_axis_nctx_tready.next = !self.sv.q.val();
         self.ackgen.m_axis_ctl_tready.next =
-            self.ctl_free.val() & !self.lookup.m_axis_nctx_tvalid.val();
-        if self.m_axis_ctl_tready.val() {
-            self.cv.d.next = false;
+            !self.sv.q.val() & !self.lookup.m_axis_nctx_tvalid.val();
+        self.ctl_in.next = !self.sv.q.val()
+            & (self.lookup.m_axis_nctx_tvalid.val() | self.ackgen.m_axis_ctl_tvalid.val());
+        if self.lookup.m_axis_nctx_tvalid.val() {
+            self.ctl_m.next = self.lookup.m_axis_nctx_tdata.val();
+        } else {
+            self.ctl_m.next = self.ackgen.m_axis_ctl_tdata.val();
         }
-        if self.ctl_free.val() {
-            if self.lookup.m_axis_nctx_tvalid.val() {
+        if !self.cv.q.val() | self.m_axis_ctl_tready.val() {
+            // The output register is free (or leaves now): the skid's request, else a new one.
+            if self.sv.q.val() {
                 self.cv.d.next = true;
-                self.cm.d.next = self.lookup.m_axis_nctx_tdata.val();
-            } else if self.ackgen.m_axis_ctl_tvalid.val() {
-                self.cv.d.next = true;
-                self.cm.d.next = self.ackgen.m_axis_ctl_tdata.val();
+                self.cm.d.next = self.sm.q.val();
+                self.sv.d.next = false;
+            } else {
+                self.cv.d.next = self.ctl_in.val();
+                self.cm.d.next = self.ctl_m.val();
             }
+        } else if self.ctl_in.val() {
+            self.sv.d.next = true;
+            self.sm.d.next = self.ctl_m.val();
         }
         self.m_axis_ctl_tvalid.next = self.cv.q.val();
         self.m_axis_ctl_tdata.next = self.cm.q.val();
 
-        // To placement, READ_REQ hand-off (registered; a packet leaves when the READ register is free).
-        self.ag_m.next = self.ackgen.m_axis_pkt_tdata.val();
-        self.is_rr.next = self.ackgen.m_axis_pkt_tuser.val().accepted
+        // To placement, READ_REQ hand-off (registered; a packet leaves when the READ register is free). The
+        // ACK generator's packets pass through a skid register: its ready is the register's emptiness, so the
+        // placement's ready does not reach the ACK generator's stage enable; a packet the output does not take
+        // at once waits in the skid and goes first.
+        self.ackgen.m_axis_pkt_tready.next = !self.kv.q.val();
+        self.ag_v.next = self.kv.q.val() | self.ackgen.m_axis_pkt_tvalid.val();
+        if self.kv.q.val() {
+            self.ag_m.next = self.km.q.val();
+            self.ag_u.next = self.ku.q.val();
+        } else {
+            self.ag_m.next = self.ackgen.m_axis_pkt_tdata.val();
+            self.ag_u.next = self.ackgen.m_axis_pkt_tuser.val();
+        }
+        self.is_rr.next = self.ag_u.val().accepted
             & (self.ag_m.val().ptype == self.c_data.val())
             & (self.ag_m.val().opcode == self.c_read_req.val());
         self.m_axis_place_tdata.next = self.ag_m.val();
-        self.m_axis_place_tuser.next = self.ackgen.m_axis_pkt_tuser.val();
-        self.m_axis_place_tvalid.next = self.ackgen.m_axis_pkt_tvalid.val() & !self.rv.q.val();
-        self.ackgen.m_axis_pkt_tready.next = self.m_axis_place_tready.val() & !self.rv.q.val();
-        self.place_go.next =
-            self.ackgen.m_axis_pkt_tvalid.val() & self.m_axis_place_tready.val() & !self.rv.q.val();
+        self.m_axis_place_tuser.next = self.ag_u.val();
+        self.m_axis_place_tvalid.next = self.ag_v.val() & !self.rv.q.val();
+        self.place_go.next = self.ag_v.val() & self.m_axis_place_tready.val() & !self.rv.q.val();
+        if self.kv.q.val() {
+            if self.place_go.val() {
+                self.kv.d.next = false;
+            }
+        } else if self.ackgen.m_axis_pkt_tvalid.val() & !self.place_go.val() {
+            self.kv.d.next = true;
+            self.km.d.next = self.ackgen.m_axis_pkt_tdata.val();
+            self.ku.d.next = self.ackgen.m_axis_pkt_tuser.val();
+        }
         self.rreq.next.conn = self.ag_m.val().conn;
         self.rreq.next.msn = self.ag_m.val().msn;
         self.rreq.next.local_addr = self.ag_m.val().addr;
@@ -420,6 +468,8 @@ impl<const DW: usize, const KW: usize> Logic for RxEngine<DW, KW> {
         self.drop_code.next = self.dc.q.val();
         if self.rst.val() {
             self.cv.d.next = false;
+            self.sv.d.next = false;
+            self.kv.d.next = false;
             self.rv.d.next = false;
             self.pre_hold.d.next = false;
             self.dv.d.next = false;
