@@ -38,7 +38,6 @@
 //!   every packet-numbering stage sees it; the ACK generator answers it.
 //! * `drop_valid` / `drop_code`: one pulse per dropped packet with its `rx::drop` code (counted where the
 //!   packet leaves on `m_axis_place`; exception packets are not drops).
-//!
 //! * The ACK generator's two outputs each pass a skid register (the control requests also an output
 //!   register), so its stage enable depends on registers only, not on `m_axis_place_tready` or
 //!   `m_axis_ctl_tready`.
