@@ -15,7 +15,8 @@
 //!   `x^(-8k)` in `log2(KW)` conditional stages (`k`'s bits), two stages per register.
 //!
 //! Pipeline ([`crc_pipeline`]): stage 0 registers the prepared beat, stage 1 registers `T = B·D` (the beat's data
-//! term, an XOR tree of up to `DW` inputs), stage 2 the register `R = A·R ^ T` (`R = T` on a first beat), then
+//! term) as partial sums over [`CHUNK`]-byte slices of the beat (XOR trees of up to `8 * CHUNK` inputs), stage 2
+//! the register `R = A·R ^ ΣT_c` (`R = ΣT_c` on a first beat), then
 //! `ceil(log2(KW)/2)` undo registers, then the final inversion (free). One beat per cycle; messages may be back
 //! to back (one message per beat). Latency from a beat at the input to the CRC of the message it ends:
 //! `3 + ceil(log2(KW)/2)` cycles ([`latency`]).
@@ -139,21 +140,16 @@ pub fn crc_prep(net: &mut Net, kw: usize, first: N, start: N, end: N, ones: N, d
     (d, zeros)
 }
 
-/// Adds the CRC pipeline to `net`: `valid`, `first`, `last` (1 bit), `zeros` (at least `lb` bits: trailing zero
-/// bytes of a last beat, below `KW`), `d` (the prepared beat). Returns (`out_valid`, `out_crc`), [`latency`] cycles later.
-pub fn crc_pipeline(
-    net: &mut Net,
-    kw: usize,
-    valid: N,
-    first: N,
-    last: N,
-    zeros: N,
-    d: N,
-) -> (N, N) {
-    let dw = kw * 8;
-    let l = lb(kw);
+/// Bytes of the beat per partial sum of the data term (stage 1 of [`crc_pipeline`]).
+pub const CHUNK: usize = 8;
+
+/// Stages 0 to 2 of [`crc_pipeline`]: the prepared beat registered; the beat's data term `T = B·D` as one partial
+/// sum per [`CHUNK`] bytes of the beat, registered (each an XOR tree of at most `8 * CHUNK` inputs, where the
+/// whole term is a tree of up to `DW`); the raw register `R = A·R ^ ΣT_c` (`R = ΣT_c` on a first beat).
+/// Returns the raw register's next value registered, with the valid-and-last flag and the zero count beside it.
+fn data_stages(net: &mut Net, kw: usize, valid: N, first: N, last: N, zeros: N, d: N) -> (N, N, N) {
     // B: image of every data bit with R = 0.
-    let bcols: Vec<u32> = (0..dw)
+    let bcols: Vec<u32> = (0..kw * 8)
         .map(|j| {
             let mut bytes = vec![0u8; kw];
             bytes[j / 8] = 1 << (j % 8);
@@ -167,9 +163,15 @@ pub fn crc_pipeline(
     let first = net.dff(first, None, 0);
     let last = net.dff(last, None, 0);
     let zeros = net.dff(zeros, None, 0);
-    // Stage 1.
-    let t = net.lin(d, &rows_of(&bcols));
-    let t1 = net.dff(t, None, 0);
+    // Stage 1: the partial sums of the data term.
+    let cw = CHUNK * 8;
+    let parts: Vec<N> = (0..kw / CHUNK)
+        .map(|c| {
+            let dc = net.slice(d, c * cw, cw);
+            let t = net.lin(dc, &rows_of(&bcols[c * cw..(c + 1) * cw]));
+            net.dff(t, None, 0)
+        })
+        .collect();
     let v1 = net.dff(valid, None, 0);
     let f1 = net.dff(first, None, 0);
     let l1 = net.dff(last, None, 0);
@@ -178,13 +180,31 @@ pub fn crc_pipeline(
     let r = net.reg(32, 0);
     let ar = net.lin(r, &rows_of(&a));
     let zero32 = net.lit(32, 0);
-    let base = net.mux(f1, zero32, ar);
-    let rn = net.xor(base, t1);
+    let mut rn = net.mux(f1, zero32, ar);
+    for t in parts {
+        rn = net.xor(rn, t);
+    }
     net.set_d(r, rn, Some(v1));
     let vl = net.and(v1, l1);
-    let mut cur = net.dff(rn, None, 0);
-    let mut cv = net.dff(vl, None, 0);
-    let mut ck = net.dff(z1, None, 0);
+    let cur = net.dff(rn, None, 0);
+    let cv = net.dff(vl, None, 0);
+    let ck = net.dff(z1, None, 0);
+    (cur, cv, ck)
+}
+
+/// Adds the CRC pipeline to `net`: `valid`, `first`, `last` (1 bit), `zeros` (at least `lb` bits: trailing zero
+/// bytes of a last beat, below `KW`), `d` (the prepared beat). Returns (`out_valid`, `out_crc`), [`latency`] cycles later.
+pub fn crc_pipeline(
+    net: &mut Net,
+    kw: usize,
+    valid: N,
+    first: N,
+    last: N,
+    zeros: N,
+    d: N,
+) -> (N, N) {
+    let l = lb(kw);
+    let (mut cur, mut cv, mut ck) = data_stages(net, kw, valid, first, last, zeros, d);
     // Undo stages: bit j of k multiplies by x^(-8 * 2^j).
     for j in 0..l {
         let inv = invert(&zero_adv(1 << j));
@@ -196,6 +216,56 @@ pub fn crc_pipeline(
             cv = net.dff(cv, None, 0);
             ck = net.dff(ck, None, 0);
         }
+    }
+    let ones = net.lit(32, 0xFFFF_FFFF);
+    let fin = net.xor(cur, ones);
+    (cv, fin)
+}
+
+/// The pipeline of [`crc_pipeline`] (same ports, arithmetic, stages and [`latency`]) with shallower logic per
+/// undo stage: the trailing-zero undo steps that share a register stage (multiplications by `x^(-8 * 2^j)`
+/// selected by bit `j` of the zero count) are applied as one selection among the precomputed products of their
+/// matrices (2 steps: four XOR trees and a 4-way choice) instead of two chained multiply-and-select steps. The
+/// frame builder and the parser use it.
+pub fn crc_pipeline_flat(
+    net: &mut Net,
+    kw: usize,
+    valid: N,
+    first: N,
+    last: N,
+    zeros: N,
+    d: N,
+) -> (N, N) {
+    let l = lb(kw);
+    let (mut cur, mut cv, mut ck) = data_stages(net, kw, valid, first, last, zeros, d);
+    // Undo stages: steps j (and j + 1) of one register stage as one choice of the matrix product.
+    let mut j = 0;
+    while j < l {
+        let steps: Vec<usize> = (j..(j + 2).min(l)).collect();
+        let invs: Vec<Mat> = steps.iter().map(|&s| invert(&zero_adv(1 << s))).collect();
+        let opts: Vec<N> = (0..1usize << steps.len())
+            .map(|mask| {
+                if mask == 0 {
+                    return cur;
+                }
+                let m: Mat = core::array::from_fn(|i| {
+                    let mut x = 1u32 << i;
+                    for (k, inv) in invs.iter().enumerate() {
+                        if mask >> k & 1 == 1 {
+                            x = apply(inv, x);
+                        }
+                    }
+                    x
+                });
+                net.lin(cur, &rows_of(&m))
+            })
+            .collect();
+        let kb = net.slice(ck, j, steps.len());
+        cur = net.sel(kb, &opts);
+        cur = net.dff(cur, None, 0);
+        cv = net.dff(cv, None, 0);
+        ck = net.dff(ck, None, 0);
+        j += 2;
     }
     let ones = net.lit(32, 0xFFFF_FFFF);
     let fin = net.xor(cur, ones);

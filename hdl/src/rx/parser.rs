@@ -29,7 +29,7 @@
 //! stream pipeline: S (one cycle after acceptance: the frame's end decoded from the header register, whose
 //! layout flags are decoded from the first beat as it is stored), S2 (the beat's CRC framing and ICV byte
 //! positions from the registered end), S3 (the ICV capture and the CRC input,
-//! [`crate::tx::frame_build::crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]); the first
+//! [`crate::common::crc::crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]); the first
 //! `MAX_HDR` bytes of the frame are kept in a header register. At the frame's end the header is snapshotted
 //! (V0) and a verdict pipeline of registered steps decodes it: VA realigns it to its layout, VB runs every
 //! check (one registered bit each), VC encodes the check groups and builds the record, VD folds the IPv4
@@ -52,12 +52,12 @@
 //! levels on UltraScale+ (`cargo xtask synth`).
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_prep, latency, lb};
+use crate::common::crc::{crc_pipeline_flat, crc_prep, latency, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::drop;
 use crate::rx::parse_meta::{field_get, meta_bits, meta_pack};
-use crate::tx::frame_build::{beat_masks, crc_pipeline_flat, icv_masked, or_nibbles, MAX_HDR};
+use crate::tx::frame_build::{beat_masks, icv_masked, or_nibbles, MAX_HDR};
 use metaroce_proto::wire::layout as lay;
 use metaroce_proto::wire::{
     ethernet, ipv4, ipv6, mbh, open, udp, AckFlags, DataFlags, MbhFlags, Opcode,

@@ -23,17 +23,19 @@
 //! payload, the ICV, the CRC framing) → formation (header bytes and payload realigned to the header length,
 //! one frame beat per cycle; whether the beat is the last and whether it takes a payload beat are registers
 //! updated with the beat counter) → F register → output FIFO (16 beats) and the ICV CRC
-//! ([`crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]) → the ICV is ORed into its beat(s) at the
-//! FIFO output from a 16-entry ICV FIFO (both FIFOs shift towards their head, so their heads are registers).
+//! ([`crate::common::crc::crc_pipeline_flat`]) → the ICV is ORed into its beat(s) at the FIFO output from a
+//! 16-entry ICV FIFO (both FIFOs shift towards their head, so their heads are registers).
 //! Throughput: one frame beat per cycle, back-to-back frames with no idle beat between them (H1 and HA take a
 //! new header in the cycle the next stage frees); a frame's ICV beat waits for its CRC (latency 6 cycles at
 //! 512 bits) only while the output FIFO holds fewer beats than that latency (after a pause), after which the
 //! stream runs at one beat per cycle. Latency from header to first output beat: 5 cycles when the FIFO is
 //! empty (plus the ICV wait for one-beat frames). Logic depth (`cargo xtask synth`, UltraScale+): 8 LUT
-//! levels at 512 bits, 10 at 1024 (the CRC's 1024-bit data term and the 1024-bit beat merge).
+//! levels at 512 and at 1024 bits: the CRC's data term is summed in 8-byte parts before its register, and the
+//! beat's comparisons with the frame's header, payload and frame ends are registers updated with the beat
+//! counter, so no comparison lies before the per-byte selects.
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{apply, crc_prep, invert, lb, rows_of, zero_adv, Mat};
+use crate::common::crc::{crc_pipeline_flat, crc_prep, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::parse_meta::{meta_bits, meta_get, HdrWriter};
@@ -709,18 +711,36 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         // Header bytes of this beat.
         let hbeats: Vec<N> = (0..nh).map(|i| n.slice(h2_hdr, i * DW, DW)).collect();
         let hbeat = n.sel(fb, &hbeats);
-        // Per byte: frame position < x, from the beat of x (`xb`) and the thermometer of its low bits.
-        let lt_bytes = |n: &mut Net, xb: N, th: N| {
-            let lt = n.ult(fb, xb);
-            let eq = n.eq(fb, xb);
+        // `fb < xb` and `fb == xb` for the beats `xb` of the header end, the payload end and the frame end, kept
+        // as registers updated with `fb` (as `last_r`): for the next beat when a beat fires, for beat 0 when H2
+        // takes a frame (`xb` then from HA's lengths), so that no beat comparison lies before the byte selects.
+        let fb_cmp = |n: &mut Net, x_ha: N, x_h2: N| {
+            let lt_r = n.reg(1, 0);
+            let eq_r = n.reg(1, 0);
+            let lt_n = n.ult(fb_next, x_h2);
+            let eq_n = n.eq(fb_next, x_h2);
+            let lt_0 = n.any(x_ha);
+            let eq_0 = n.not(lt_0);
+            for (r, at_next, at_0) in [(lt_r, lt_n, lt_0), (eq_r, eq_n, eq_0)] {
+                let d1 = n.mux(fire, at_next, r);
+                let d2 = n.mux(ha_take, at_0, d1);
+                n.set_d(r, d2, None);
+            }
+            (lt_r, eq_r)
+        };
+        let (lt_hb, eq_hb) = fb_cmp(&mut n, hb12, h2_hb);
+        let (lt_eb, eq_eb) = fb_cmp(&mut n, end_b12, h2_end_b);
+        let (lt_e4b, eq_e4b) = fb_cmp(&mut n, e4_b12, h2_e4_b);
+        // Per byte: frame position < x, from the beat comparisons and the thermometer of x's low bits.
+        let lt_bytes = |n: &mut Net, lt: N, eq: N, th: N| {
             let all = n.rep(lt, KW);
             let eqm = n.rep(eq, KW);
             let th2 = n.and(th, eqm);
             n.or(all, th2)
         };
-        let is_hdr = lt_bytes(&mut n, h2_hb, h2_th_hl);
-        let is_pay = lt_bytes(&mut n, h2_end_b, h2_th_end);
-        let keep = lt_bytes(&mut n, h2_e4_b, h2_th_e4);
+        let is_hdr = lt_bytes(&mut n, lt_hb, eq_hb, h2_th_hl);
+        let is_pay = lt_bytes(&mut n, lt_eb, eq_eb, h2_th_end);
+        let keep = lt_bytes(&mut n, lt_e4b, eq_e4b, h2_th_e4);
         let bytes: Vec<N> = (0..KW)
             .map(|i| {
                 let h = n.slice(hbeat, 8 * i, 8);
@@ -735,7 +755,6 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let beat = n.cat(&bytes);
         let is_last = last_r;
         // ICV position in this beat.
-        let lt_eb = n.ult(fb, h2_end_b);
         let ge_eb = n.not(lt_eb);
         let gt_e3 = n.ult(h2_nbm1, fb);
         let le_e3 = n.not(gt_e3);
@@ -848,86 +867,4 @@ pub fn blocks() -> Vec<BlockSpec> {
             },
         },
     ]
-}
-
-/// The ICV CRC pipeline of [`crate::common::crc::crc_pipeline`] (same ports, arithmetic, stages and
-/// [`crate::common::crc::latency`]) with shallower logic per stage: the trailing-zero undo steps that share a
-/// register stage (multiplications by `x^(-8 * 2^j)` selected by bit `j` of the zero count) are applied as one
-/// selection among the precomputed products of their matrices (2 steps: four XOR trees and a 4-way choice)
-/// instead of two chained multiply-and-select steps.
-pub fn crc_pipeline_flat(
-    net: &mut Net,
-    kw: usize,
-    valid: N,
-    first: N,
-    last: N,
-    zeros: N,
-    d: N,
-) -> (N, N) {
-    let dw = kw * 8;
-    let l = lb(kw);
-    let bcols: Vec<u32> = (0..dw)
-        .map(|j| {
-            let mut bytes = vec![0u8; kw];
-            bytes[j / 8] = 1 << (j % 8);
-            crate::common::crc::raw(0, &bytes)
-        })
-        .collect();
-    let a: Mat = zero_adv(kw);
-    // Stage 0: the prepared beat.
-    let d = net.dff(d, None, 0);
-    let valid = net.dff(valid, None, 0);
-    let first = net.dff(first, None, 0);
-    let last = net.dff(last, None, 0);
-    let zeros = net.dff(zeros, None, 0);
-    // Stage 1: the beat's data term.
-    let t = net.lin(d, &rows_of(&bcols));
-    let t1 = net.dff(t, None, 0);
-    let v1 = net.dff(valid, None, 0);
-    let f1 = net.dff(first, None, 0);
-    let l1 = net.dff(last, None, 0);
-    let z1 = net.dff(zeros, None, 0);
-    // Stage 2: the raw register.
-    let r = net.reg(32, 0);
-    let ar = net.lin(r, &rows_of(&a));
-    let zero32 = net.lit(32, 0);
-    let base = net.mux(f1, zero32, ar);
-    let rn = net.xor(base, t1);
-    net.set_d(r, rn, Some(v1));
-    let vl = net.and(v1, l1);
-    let mut cur = net.dff(rn, None, 0);
-    let mut cv = net.dff(vl, None, 0);
-    let mut ck = net.dff(z1, None, 0);
-    // Undo stages: steps j (and j + 1) of one register stage as one choice of the matrix product.
-    let mut j = 0;
-    while j < l {
-        let steps: Vec<usize> = (j..(j + 2).min(l)).collect();
-        let invs: Vec<Mat> = steps.iter().map(|&s| invert(&zero_adv(1 << s))).collect();
-        let opts: Vec<N> = (0..1usize << steps.len())
-            .map(|mask| {
-                if mask == 0 {
-                    return cur;
-                }
-                let m: Mat = core::array::from_fn(|i| {
-                    let mut x = 1u32 << i;
-                    for (k, inv) in invs.iter().enumerate() {
-                        if mask >> k & 1 == 1 {
-                            x = apply(inv, x);
-                        }
-                    }
-                    x
-                });
-                net.lin(cur, &rows_of(&m))
-            })
-            .collect();
-        let kb = net.slice(ck, j, steps.len());
-        cur = net.sel(kb, &opts);
-        cur = net.dff(cur, None, 0);
-        cv = net.dff(cv, None, 0);
-        ck = net.dff(ck, None, 0);
-        j += 2;
-    }
-    let ones = net.lit(32, 0xFFFF_FFFF);
-    let fin = net.xor(cur, ones);
-    (cv, fin)
 }
