@@ -5,7 +5,7 @@
 use metaroce_regmap::fwbus::IMAGE_BYTES;
 
 /// The Rust target the image is built for.
-pub const TARGET: &str = "riscv32imc-unknown-none-elf";
+pub const TARGET: &str = "riscv32im-unknown-none-elf";
 /// The Cargo profile the image is built with (the workspace's `[profile.firmware]`).
 pub const PROFILE: &str = "firmware";
 

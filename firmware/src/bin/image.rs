@@ -1,4 +1,4 @@
-//! The firmware image of the NIC's RISC-V core (`riscv32imc-unknown-none-elf`, feature `image`): start-up code
+//! The firmware image of the NIC's RISC-V core (`riscv32im-unknown-none-elf`, feature `image`): start-up code
 //! (stack pointer, zeroed `.bss`), then [`Firmware::run`] on the memory-mapped bus. Host builds of this binary
 //! only explain where it runs.
 
@@ -56,7 +56,7 @@ fn main() {
     eprintln!(
         "metaroce-fw is the NIC's firmware image: build it with \
          `cargo xtask firmware` (`cargo build -p metaroce-firmware --features image \
-         --target riscv32imc-unknown-none-elf --profile firmware`)"
+         --target riscv32im-unknown-none-elf --profile firmware`)"
     );
     std::process::exit(2);
 }

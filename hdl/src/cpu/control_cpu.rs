@@ -658,7 +658,7 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
     vec![crate::blocks::BlockSpec {
         name: "metaroce_cpu_control_cpu",
         area: "cpu",
-        description: "control processor: PicoRV32 (RV32IMC), 128 KiB RAM, mailbox, packet port, event port, clock and register-bus master for the firmware",
+        description: "control processor: PicoRV32 (RV32IM), 128 KiB RAM, mailbox, packet port, event port, clock and register-bus master for the firmware",
         verilog: |_cfg| crate::gen::verilog("metaroce_cpu_control_cpu", ControlCpu::default()),
     }]
 }

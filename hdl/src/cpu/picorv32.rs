@@ -1,4 +1,4 @@
-//! PicoRV32 (RV32IMC), the control processor's core, wrapped as an external module.
+//! PicoRV32 (RV32IM), the control processor's core, wrapped as an external module.
 //!
 //! The core's Verilog is not part of this repository: it is the pinned PyPI package
 //! `pythondata-cpu-picorv32` (see `tests/scripts/requirements.txt`), which `cargo xtask bootstrap` installs into
@@ -6,9 +6,11 @@
 //! the generated Verilog carries it after the project's own modules, between Verilator lint waivers: it is
 //! third-party code, linted by its authors, not by this project's `-Wall` rules.
 //!
-//! Configuration: compressed instructions, multiply and divide (the `riscv32imc` target the firmware is built
-//! for), a barrel shifter, no interrupts, no cycle counters (the firmware reads the clock from its own
-//! registers), traps on misaligned accesses and illegal instructions (`trap`), reset at address 0. rust-hdl's
+//! Configuration: multiply and divide (the `riscv32im` target the firmware is built for), a barrel shifter, no
+//! compressed instructions (PicoRV32's decoder of them put the processor's longest path at 9 LUT levels; it is
+//! 6 without them, and the firmware is built for size instead: profile `firmware`), no interrupts, no cycle
+//! counters (the firmware reads the clock from its own registers), traps on misaligned accesses and illegal
+//! instructions (`trap`), reset at address 0. rust-hdl's
 //! own simulator cannot run the processor: its outputs stay 0 there; Verilator runs it.
 
 use rust_hdl::prelude::*;
@@ -151,7 +153,7 @@ picorv32 #(
     .ENABLE_COUNTERS(0),
     .ENABLE_COUNTERS64(0),
     .BARREL_SHIFTER(1),
-    .COMPRESSED_ISA(1),
+    .COMPRESSED_ISA(0),
     .ENABLE_MUL(1),
     .ENABLE_DIV(1),
     .ENABLE_IRQ(0),

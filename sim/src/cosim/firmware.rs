@@ -37,7 +37,7 @@ fn target_dir() -> PathBuf {
     target.join("firmware")
 }
 
-/// Builds the image (`cargo build -p metaroce-firmware --features image --target riscv32imc-unknown-none-elf
+/// Builds the image (`cargo build -p metaroce-firmware --features image --target riscv32im-unknown-none-elf
 /// --profile firmware`, into `<target>/firmware`) and returns the path of the ELF file.
 pub fn build_elf() -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
