@@ -4,6 +4,7 @@ pub mod bitscan;
 pub mod crc;
 pub mod netlist;
 pub mod ram;
+pub mod reg_slice;
 pub mod zext;
 
 use crate::blocks::BlockSpec;

@@ -14,6 +14,7 @@
 //! Each window's blocks see window-relative addresses. Reads of the doorbell windows answer 0 at once (they are
 //! write-only); reads nobody answers end in the bridge's timeout (SLVERR, all ones).
 
+use crate::common::reg_slice::RegSlice;
 use crate::common::zext::Zext;
 use crate::cpu::control_cpu::ControlCpu;
 use crate::dma::DmaDesc;
@@ -25,7 +26,7 @@ use crate::top::dma_mux::{DmaReadMux, DmaWriteMux};
 use crate::top::endpoint_cfg::EndpointCfg;
 use crate::top::open_fanout::OpenFanout;
 use crate::top::peer_order::PeerOrder;
-use crate::top::regfile::RegFile;
+use crate::top::regfile::{RegFile, CNT_INC_BITS};
 use crate::CoreConfig;
 use rust_hdl::prelude::*;
 
@@ -248,6 +249,9 @@ pub struct MetaroceCore<
     rdt: ReadTable<CB, MSG_BITS, SA>,
     mrc: MrCheck<MR_BITS>,
     cpl: RxCompletion<CB, MSG_BITS, SA>,
+    /// The receive engine's packets to placement pass a register slice (no handshake or decision of the one
+    /// chains into the other's).
+    place_in: RegSlice<PktMeta, WinInfo>,
     place: Placement<DW, KW>,
     cqw: CqWriter<DW, KW, QB>,
     txe: TxEngine<DW, KW>,
@@ -271,6 +275,9 @@ pub struct MetaroceCore<
     /// A READ response that failed its check (MR-SEM-34), waiting for the scheduler.
     rrf: DFF<ConnFail>,
     rrf_v: DFF<Bit>,
+    /// The counter increments, registered on their way to the register file (a counter lags its event by a
+    /// cycle; the events' sources, deep in their own blocks, do not chain into the counters' adders).
+    cnt_q: DFF<Bits<CNT_INC_BITS>>,
     bad_rr: Signal<Local, Bit>,
     /// The receive completion going to the CQ writer: the completion stage's, or a flushed RQE's (registered,
     /// so both sources reach the writer in the order they were taken).
@@ -406,6 +413,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             rdt: ReadTable::new(),
             mrc: MrCheck::new(cfg.mr_bits),
             cpl: RxCompletion::new(),
+            place_in: Default::default(),
             place: Default::default(),
             cqw: CqWriter::new(),
             txe: TxEngine::new(cfg.conn_bits, cfg.qp_bits, POOL_BITS),
@@ -425,6 +433,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             ctl_fw: Default::default(),
             rrf: Default::default(),
             rrf_v: Default::default(),
+            cnt_q: Default::default(),
             rc: Default::default(),
             rc_u: Default::default(),
             rc_v: Default::default(),
@@ -472,7 +481,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
     fn update(&mut self) {
         dff_setup!(
             self, clk, rd_default, fw_lock, eng_lock, meta_stall, rrf, rrf_v, rq0, rq0_n, rq0_v,
-            rq1, rq1_n, rq1_v
+            rq1, rq1_n, rq1_v, cnt_q
         );
         dff_setup!(self, clk, rc, rc_u, rc_v);
         self.timebase.clk.next = self.clk.val();
@@ -487,6 +496,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rdt.clk.next = self.clk.val();
         self.mrc.clk.next = self.clk.val();
         self.cpl.clk.next = self.clk.val();
+        self.place_in.clk.next = self.clk.val();
         self.place.clk.next = self.clk.val();
         self.cqw.clk.next = self.clk.val();
         self.txe.clk.next = self.clk.val();
@@ -508,6 +518,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rdt.rst.next = self.rst.val();
         self.mrc.rst.next = self.rst.val();
         self.cpl.rst.next = self.rst.val();
+        self.place_in.rst.next = self.rst.val();
         self.place.rst.next = self.rst.val();
         self.cqw.rst.next = self.rst.val();
         self.txe.rst.next = self.rst.val();
@@ -589,7 +600,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         // Register file: build stamp, counters, interrupt causes, mailbox.
         self.regs.git_hash.next = self.git_hash.val();
         self.regs.build_time.next = self.build_time.val();
-        self.regs.cnt_inc.next = self.cnt.cnt_inc.val();
+        self.cnt_q.d.next = self.cnt.cnt_inc.val();
+        if self.rst.val() {
+            self.cnt_q.d.next = 0.into();
+        }
+        self.regs.cnt_inc.next = self.cnt_q.q.val();
         self.regs.irq_cause_set.next = 0.into();
         // The firmware raises ASYNC_EVENT for the QP errors it takes, once it has queued their events.
         if self.cqw.cq_error.val()
@@ -775,7 +790,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cpl.s_axis_kick_tvalid.next = self.rq.m_axis_kick_tvalid.val();
 
         // Placement: the window's accepted packets are placed at the address the checks computed.
-        self.win.next = self.rxe.m_axis_place_tuser.val();
+        self.place_in.s_axis_tdata.next = self.rxe.m_axis_place_tdata.val();
+        self.place_in.s_axis_tuser.next = self.rxe.m_axis_place_tuser.val();
+        self.place_in.s_axis_tvalid.next = self.rxe.m_axis_place_tvalid.val();
+        self.rxe.m_axis_place_tready.next = self.place_in.s_axis_tready.val();
+        self.win.next = self.place_in.m_axis_tuser.val();
         self.place_user.next.rqe_ok = false;
         self.place_user.next.rqe_index = 0.into();
         self.place_user.next.rqe_addr = 0.into();
@@ -790,11 +809,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.place_user.next.place = false;
         self.place_user.next.place_addr = 0.into();
         self.place_user.next.place = self.win.val().accepted;
-        self.place_user.next.place_addr = self.rxe.m_axis_place_tdata.val().local_addr;
+        self.place_user.next.place_addr = self.place_in.m_axis_tdata.val().local_addr;
         // The parser streams a payload only for DATA packets it accepted untrimmed with payload_len > 0; a packet
         // dropped later (codes 11..=17 of rx::drop, or the exception code) still has its payload in the
         // stream. Placement consumes `payload_len` bytes per packet, so the others present length 0.
-        self.place_meta.next = self.rxe.m_axis_place_tdata.val();
+        self.place_meta.next = self.place_in.m_axis_tdata.val();
         self.has_pay.next = (self.place_meta.val().ptype == 1)
             & !self.place_meta.val().trimmed
             & ((self.place_meta.val().drop == 0)
@@ -806,11 +825,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.place.s_axis_pkt_tdata.next = self.place_meta.val();
         self.place.s_axis_pkt_tuser.next = self.place_user.val();
         // Placement pauses while a failed READ response waits for the scheduler (`rrf_v`).
-        self.place.s_axis_pkt_tvalid.next =
-            self.rxe.m_axis_place_tvalid.val() & !self.rrf_v.q.val();
-        self.rxe.m_axis_place_tready.next =
-            self.place.s_axis_pkt_tready.val() & !self.rrf_v.q.val();
-        self.place_go.next = self.rxe.m_axis_place_tvalid.val()
+        self.place.s_axis_pkt_tvalid.next = self.place_in.m_axis_tvalid.val() & !self.rrf_v.q.val();
+        self.place_in.m_axis_tready.next = self.place.s_axis_pkt_tready.val() & !self.rrf_v.q.val();
+        self.place_go.next = self.place_in.m_axis_tvalid.val()
             & self.place.s_axis_pkt_tready.val()
             & !self.rrf_v.q.val();
         // MR-SEM-34: a READ response that failed the requester's check (NACK INVALID: no matching READ, or
@@ -1216,12 +1233,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & self.win.val().accepted
             & !self.win.val().in_order
             & (self.place_meta.val().ptype == 1);
-        self.cnt.ce_rx.next = self.place_go.val()
-            & self.win.val().cand
-            & (self.rxe.m_axis_place_tdata.val().ecn == 3);
+        self.cnt.ce_rx.next =
+            self.place_go.val() & self.win.val().cand & (self.place_in.m_axis_tdata.val().ecn == 3);
         self.cnt.trim_rx.next = self.place_go.val()
             & self.win.val().conn_ok
-            & self.rxe.m_axis_place_tdata.val().trimmed
+            & self.place_in.m_axis_tdata.val().trimmed
             & (self.place_meta.val().ptype == 1);
     }
 }
