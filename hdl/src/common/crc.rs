@@ -12,7 +12,7 @@
 //!   a message therefore has at least four bytes, all in its first beat (`start <= KW - 4`), which the ICV
 //!   (from an IP header on) always has;
 //! * trailing zeros after the end in the last beat advance `R` by `x^(8k)`; the result is multiplied back by
-//!   `x^(-8k)` in `log2(KW)` conditional stages (`k`'s bits), two stages per register.
+//!   `x^(-8k)` in `log2(KW)` conditional steps (`k`'s bits), two steps per register stage.
 //!
 //! Pipeline ([`crc_pipeline`]): stage 0 registers the prepared beat, stage 1 registers `T = B·D` (the beat's data
 //! term) as partial sums over [`CHUNK`]-byte slices of the beat (XOR trees of up to `8 * CHUNK` inputs), stage 2
@@ -193,41 +193,12 @@ fn data_stages(net: &mut Net, kw: usize, valid: N, first: N, last: N, zeros: N, 
 }
 
 /// Adds the CRC pipeline to `net`: `valid`, `first`, `last` (1 bit), `zeros` (at least `lb` bits: trailing zero
-/// bytes of a last beat, below `KW`), `d` (the prepared beat). Returns (`out_valid`, `out_crc`), [`latency`] cycles later.
-pub fn crc_pipeline(
-    net: &mut Net,
-    kw: usize,
-    valid: N,
-    first: N,
-    last: N,
-    zeros: N,
-    d: N,
-) -> (N, N) {
-    let l = lb(kw);
-    let (mut cur, mut cv, mut ck) = data_stages(net, kw, valid, first, last, zeros, d);
-    // Undo stages: bit j of k multiplies by x^(-8 * 2^j).
-    for j in 0..l {
-        let inv = invert(&zero_adv(1 << j));
-        let m = net.lin(cur, &rows_of(&inv));
-        let kb = net.bit(ck, j);
-        cur = net.mux(kb, m, cur);
-        if j % 2 == 1 || j == l - 1 {
-            cur = net.dff(cur, None, 0);
-            cv = net.dff(cv, None, 0);
-            ck = net.dff(ck, None, 0);
-        }
-    }
-    let ones = net.lit(32, 0xFFFF_FFFF);
-    let fin = net.xor(cur, ones);
-    (cv, fin)
-}
-
-/// The pipeline of [`crc_pipeline`] (same ports, arithmetic, stages and [`latency`]) with shallower logic per
-/// undo stage: the trailing-zero undo steps that share a register stage (multiplications by `x^(-8 * 2^j)`
+/// bytes of a last beat, below `KW`), `d` (the prepared beat). Returns (`out_valid`, `out_crc`), [`latency`]
+/// cycles later. The trailing-zero undo steps that share a register stage (multiplications by `x^(-8 * 2^j)`
 /// selected by bit `j` of the zero count) are applied as one selection among the precomputed products of their
-/// matrices (2 steps: four XOR trees and a 4-way choice) instead of two chained multiply-and-select steps. The
-/// frame builder and the parser use it.
-pub fn crc_pipeline_flat(
+/// matrices (2 steps: four XOR trees and a 4-way choice), not as two chained multiply-and-select steps.
+/// The standalone block, the frame builder and the parser use it.
+pub fn crc_pipeline(
     net: &mut Net,
     kw: usize,
     valid: N,

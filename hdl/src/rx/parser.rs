@@ -29,7 +29,7 @@
 //! stream pipeline: S (one cycle after acceptance: the frame's end decoded from the header register, whose
 //! layout flags are decoded from the first beat as it is stored), S2 (the beat's CRC framing and ICV byte
 //! positions from the registered end), S3 (the ICV capture and the CRC input,
-//! [`crate::common::crc::crc_pipeline_flat`], the arithmetic of [`crate::common::crc`]); the first
+//! [`crate::common::crc::crc_pipeline`], the arithmetic of [`crate::common::crc`]); the first
 //! `MAX_HDR` bytes of the frame are kept in a header register. At the frame's end the header is snapshotted
 //! (V0) and a verdict pipeline of registered steps decodes it: VA realigns it to its layout, VB runs every
 //! check (one registered bit each), VC encodes the check groups and builds the record, VD folds the IPv4
@@ -52,7 +52,7 @@
 //! levels on UltraScale+ (`cargo xtask synth`).
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_pipeline_flat, crc_prep, latency, lb};
+use crate::common::crc::{crc_pipeline, crc_prep, latency, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::drop;
@@ -479,7 +479,7 @@ impl<const DW: usize, const KW: usize> PBuild<DW, KW> {
         let s3_nib = n.dff(nib, None, 0);
         let cd = or_nibbles(n, KW, s3_data, s3_nib);
         let (pd, zeros) = crc_prep(n, KW, s3_first, s3_start, s3_cend, s3_ones, cd);
-        let (crc_ov, crc_val) = crc_pipeline_flat(n, KW, s3_cv, s3_first, s3_clast, zeros, pd);
+        let (crc_ov, crc_val) = crc_pipeline(n, KW, s3_cv, s3_first, s3_clast, zeros, pd);
         let sbytes: Vec<N> = (0..KW).map(|i| n.slice(s3_data, 8 * i, 8)).collect();
         let mut icv_now = Vec::new();
         for &(cap, idx) in &icv_at {

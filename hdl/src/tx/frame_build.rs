@@ -23,7 +23,7 @@
 //! payload, the ICV, the CRC framing) → formation (header bytes and payload realigned to the header length,
 //! one frame beat per cycle; whether the beat is the last and whether it takes a payload beat are registers
 //! updated with the beat counter) → F register → output FIFO (16 beats) and the ICV CRC
-//! ([`crate::common::crc::crc_pipeline_flat`]) → the ICV is ORed into its beat(s) at the FIFO output from a
+//! ([`crate::common::crc::crc_pipeline`]) → the ICV is ORed into its beat(s) at the FIFO output from a
 //! 16-entry ICV FIFO (both FIFOs shift towards their head, so their heads are registers).
 //! Throughput: one frame beat per cycle, back-to-back frames with no idle beat between them (H1 and HA take a
 //! new header in the cycle the next stage frees); a frame's ICV beat waits for its CRC (latency 6 cycles at
@@ -35,7 +35,7 @@
 //! counter, so no comparison lies before the per-byte selects.
 
 use crate::blocks::BlockSpec;
-use crate::common::crc::{crc_pipeline_flat, crc_prep, lb};
+use crate::common::crc::{crc_pipeline, crc_prep, lb};
 use crate::common::netlist::{Net, N};
 use crate::records::PktMeta;
 use crate::rx::parse_meta::{meta_bits, meta_get, HdrWriter};
@@ -794,7 +794,7 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         // ---- ICV CRC.
         let cd = or_nibbles(&mut n, KW, f_data, f_nib);
         let (pd, zeros) = crc_prep(&mut n, KW, f_cfirst, f_start, f_cend, f_ones, cd);
-        let (icv_v, icv) = crc_pipeline_flat(&mut n, KW, f_cv, f_cfirst, f_clast, zeros, pd);
+        let (icv_v, icv) = crc_pipeline(&mut n, KW, f_cv, f_cfirst, f_clast, zeros, pd);
 
         // ---- output FIFO + ICV FIFO.
         let entry = n.cat(&[f_data, f_keep, f_last, f_icv, f_rel]);
