@@ -328,12 +328,12 @@ fn verilog_body() -> String {
         "\
 localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2, S_LOCAL = 2'd3;
 reg [1:0] state;
-// The region of a local read (mailbox, packet port, event port, own registers), registered at the request: the
-// read data is selected in the next cycle (S_LOCAL) from it and the offset, so that the address decode and the
-// word selection are not one path.
-reg [3:0] rg;
-// The same for a local write: its effects (strobes, register writes) happen in S_LOCAL.
-reg [3:0] wg;
+// The register a local read selects (mailbox, packet port, event port, own registers), decoded from the address
+// at the request, one bit per register: the read data is selected in the next cycle (S_LOCAL) from it, so
+// that the address decode and the word selection are not one path. Set only for that cycle.
+reg [12:0] rs;
+// The same for a local write, one bit per register or strobe: its effects happen in S_LOCAL.
+reg [12:0] ws;
 // The words of the held record and of the mailbox request at the offset, registered every cycle: during an
 // access the address is stable, so in S_LOCAL they are the words at the access's offset.
 reg [31:0] rxw;
@@ -381,37 +381,36 @@ wire is_pkt = a[31:8] == 24'h{pktb:06x};
 wire is_evt = a[31:8] == 24'h{evtb:06x};
 wire [7:0] o = a[7:0];
 wire [31:0] local_rdata =
-     ({{32{{rg[0] && o == 8'h{m_pending:02x}}}}} & {{pend_tag, 15'd0, pend}})
-   | ({{32{{rg[0] && o[7:6] == 2'd{req_q}}}}} & mbw)
-   | ({{32{{rg[1] && o == 8'h{p_rxs:02x}}}}} & {{rx_lost, {qpad}'d0, q_n, 6'd0, rpl_v, rx_full}})
-   | ({{32{{rg[1] && o == 8'h{p_txs:02x}}}}} & {{31'd0, tx_v}})
-   | ({{32{{rg[1] && o[7:6] == 2'd{p_rxq}}}}} & rxw)
-   | ({{32{{rg[2] && o == 8'h{e_st:02x}}}}} & {{29'd0, rqf_v, fail_v, qe_held}})
-   | ({{32{{rg[2] && o == 8'h{e_info:02x}}}}} & qe_info)
-   | ({{32{{rg[2] && o == 8'h{e_msn:02x}}}}} & qe_msn)
-   | ({{32{{rg[2] && o == 8'h{e_port:02x}}}}} & {{24'd0, port_status}})
-   | ({{32{{rg[3] && o == 8'h{s_lo:02x}}}}} & time_q[31:0])
-   | ({{32{{rg[3] && o == 8'h{s_hi:02x}}}}} & time_hi)
-   | ({{32{{rg[3] && o == 8'h{s_boot:02x}}}}} & boot_q)
-   | ({{32{{rg[3] && o == 8'h{s_i2c:02x}}}}} & {{22'd0, i2c_s2, 6'd0, i2c_drv}});
+     ({{32{{rs[0]}}}} & {{pend_tag, 15'd0, pend}})
+   | ({{32{{rs[1]}}}} & mbw)
+   | ({{32{{rs[2]}}}} & {{rx_lost, {qpad}'d0, q_n, 6'd0, rpl_v, rx_full}})
+   | ({{32{{rs[3]}}}} & {{31'd0, tx_v}})
+   | ({{32{{rs[4]}}}} & rxw)
+   | ({{32{{rs[5]}}}} & {{29'd0, rqf_v, fail_v, qe_held}})
+   | ({{32{{rs[6]}}}} & qe_info)
+   | ({{32{{rs[7]}}}} & qe_msn)
+   | ({{32{{rs[8]}}}} & {{24'd0, port_status}})
+   | ({{32{{rs[9]}}}} & time_q[31:0])
+   | ({{32{{rs[10]}}}} & time_hi)
+   | ({{32{{rs[11]}}}} & boot_q)
+   | ({{32{{rs[12]}}}} & {{22'd0, i2c_s2, 6'd0, i2c_drv}});
 wire we = cpu$mem_wstrb != 4'd0;
 wire start = cpu$mem_valid && !ack && state == S_IDLE && run;
-wire loc = state == S_LOCAL;
-wire st_write = loc && wg[0] && o == 8'h{m_status:02x};
-wire resp_write = loc && wg[0] && o[7:6] == 2'd{resp_q};
-wire rx_pop = loc && wg[1] && o == 8'h{p_pop:02x} && !rpl_v;
-wire rx_replay = loc && wg[1] && o == 8'h{p_rpl:02x} && rx_full && !rpl_v;
+wire st_write = ws[0];
+wire resp_write = ws[1];
+wire rx_pop = ws[2] && !rpl_v;
+wire rx_replay = ws[3] && rx_full && !rpl_v;
 // The held record leaves: popped, or taken by the receive path.
 wire rx_take = rx_pop || (rpl_v && m_axis_rpl_tready);
 // An arriving exception packet goes to the queue: a record is held and stays (or the queue's head replaces it).
 wire q_in = s_axis_exc_tvalid && rx_full && !(rx_take && q_n == {qw}'d0);
 wire q_out = rx_take && q_n != {qw}'d0;
 wire q_room = q_n != {qw}'d{queue} || q_out;
-wire tx_send = loc && wg[1] && o == 8'h{p_send:02x} && !tx_v;
-wire tx_word = loc && wg[1] && o[7:6] == 2'd{p_txq};
-wire qe_pop = loc && wg[2] && o == 8'h{e_pop:02x};
-wire qp_fail = loc && wg[2] && o == 8'h{e_fail:02x} && !fail_v;
-wire rq_flush = loc && wg[2] && o == 8'h{e_rqf:02x} && !rqf_v;
+wire tx_send = ws[4] && !tx_v;
+wire tx_word = ws[5];
+wire qe_pop = ws[6];
+wire qp_fail = ws[7] && !fail_v;
+wire rq_flush = ws[8] && !rqf_v;
 always @(*) begin
    exc_rec = 512'd0;
 {to_rec}   m_axis_ctl_tdata = {meta_bits}'d0;
@@ -527,8 +526,32 @@ always @(posedge clk) begin
             state <= S_BUS;
          end else begin
             state <= S_LOCAL;
-            rg <= {{is_sys && !we, is_evt && !we, is_pkt && !we, is_mbox && !we}};
-            wg <= {{is_sys && we, is_evt && we, is_pkt && we, is_mbox && we}};
+            rs <= {{is_sys && !we && o == 8'h{s_i2c:02x},
+                   is_sys && !we && o == 8'h{s_boot:02x},
+                   is_sys && !we && o == 8'h{s_hi:02x},
+                   is_sys && !we && o == 8'h{s_lo:02x},
+                   is_evt && !we && o == 8'h{e_port:02x},
+                   is_evt && !we && o == 8'h{e_msn:02x},
+                   is_evt && !we && o == 8'h{e_info:02x},
+                   is_evt && !we && o == 8'h{e_st:02x},
+                   is_pkt && !we && o[7:6] == 2'd{p_rxq},
+                   is_pkt && !we && o == 8'h{p_txs:02x},
+                   is_pkt && !we && o == 8'h{p_rxs:02x},
+                   is_mbox && !we && o[7:6] == 2'd{req_q},
+                   is_mbox && !we && o == 8'h{m_pending:02x}}};
+            ws <= {{is_sys && we && o == 8'h{s_con:02x},
+                   is_sys && we && o == 8'h{s_i2c:02x},
+                   is_sys && we && o == 8'h{s_boot:02x},
+                   is_evt && we && o == 8'h{e_raise:02x},
+                   is_evt && we && o == 8'h{e_rqf:02x},
+                   is_evt && we && o == 8'h{e_fail:02x},
+                   is_evt && we && o == 8'h{e_pop:02x},
+                   is_pkt && we && o[7:6] == 2'd{p_txq},
+                   is_pkt && we && o == 8'h{p_send:02x},
+                   is_pkt && we && o == 8'h{p_rpl:02x},
+                   is_pkt && we && o == 8'h{p_pop:02x},
+                   is_mbox && we && o[7:6] == 2'd{resp_q},
+                   is_mbox && we && o == 8'h{m_status:02x}}};
          end
       end
       S_RAM: state <= S_IDLE;
@@ -536,11 +559,13 @@ always @(posedge clk) begin
          // Unmapped offsets read 0: no term of local_rdata selects them.
          ack <= 1'b1;
          rdata <= local_rdata;
-         if (rg[3] && o == 8'h{s_lo:02x}) time_hi <= time_q[63:32];
-         if (wg[2] && o == 8'h{e_raise:02x}) raise_q <= 1'b1;
-         if (wg[3] && o == 8'h{s_boot:02x}) boot_q <= cpu$mem_wdata;
-         if (wg[3] && o == 8'h{s_i2c:02x}) i2c_drv <= cpu$mem_wdata[1:0];
-         if (wg[3] && o == 8'h{s_con:02x}) begin
+         rs <= 13'd0;
+         ws <= 13'd0;
+         if (rs[9]) time_hi <= time_q[63:32];
+         if (ws[9]) raise_q <= 1'b1;
+         if (ws[10]) boot_q <= cpu$mem_wdata;
+         if (ws[11]) i2c_drv <= cpu$mem_wdata[1:0];
+         if (ws[12]) begin
             con_v <= 1'b1;
             con_d <= cpu$mem_wdata[7:0];
          end
@@ -554,6 +579,8 @@ always @(posedge clk) begin
    endcase
    if (!run) begin
       state <= S_IDLE;
+      rs <= 13'd0;
+      ws <= 13'd0;
       ack <= 1'b0;
       boot_q <= 32'd0;
       i2c_drv <= 2'd0;
@@ -571,8 +598,8 @@ always @(posedge clk) begin
    end
    if (rst) begin
       state <= S_IDLE;
-      rg <= 4'd0;
-      wg <= 4'd0;
+      rs <= 13'd0;
+      ws <= 13'd0;
       ack <= 1'b0;
       pend <= 1'b0;
       pend_tag <= 16'd0;
