@@ -58,7 +58,7 @@ pub fn blocks() -> Vec<BlockSpec> {
         BlockSpec {
             name: "metaroce_top_open_fanout",
             area: "top",
-            description: "ConnOpen broadcast to the five per-connection state holders",
+            description: "ConnOpen broadcast to the five per-connection state holders (registered: a valid per holder)",
             verilog: |_cfg| crate::gen::verilog("metaroce_top_open_fanout", open_fanout::OpenFanout::default()),
         },
         BlockSpec {

@@ -1,8 +1,10 @@
 //! Broadcasts each `ConnOpen` to the five per-connection state holders of the core (receive engine, receive
-//! queue, receive completions, transmit engine, sender engine), one transfer per holder. An output's valid never
-//! depends on any ready: each output is offered the record until it takes it (a per-output done bit), and the
-//! input is released in the cycle the last output takes it.
-
+//! queue, receive completions, transmit engine, sender engine), one transfer per holder. The record is taken
+//! into a register with a valid bit per output; each output's valid clears when that holder takes it, and the
+//! next record is taken once every output has delivered. Neither an output's valid nor the input's ready
+//! depends on any holder's ready in the same cycle (both are registers or a function of registers only), so
+//! the holders' handshakes do not chain into the context port. One record per two cycles at most (opens are
+//! rare).
 use crate::rel::records::ConnOpen;
 use rust_hdl::prelude::*;
 
@@ -41,55 +43,58 @@ pub struct OpenFanout {
     pub m_axis_open4_tvalid: Signal<Out, Bit>,
     /// Output 4 ready.
     pub m_axis_open4_tready: Signal<In, Bit>,
-    done0: DFF<Bit>,
-    done1: DFF<Bit>,
-    done2: DFF<Bit>,
-    done3: DFF<Bit>,
-    done4: DFF<Bit>,
-    taken0: Signal<Local, Bit>,
-    taken1: Signal<Local, Bit>,
-    taken2: Signal<Local, Bit>,
-    taken3: Signal<Local, Bit>,
-    taken4: Signal<Local, Bit>,
+    data: DFF<ConnOpen>,
+    v0: DFF<Bit>,
+    v1: DFF<Bit>,
+    v2: DFF<Bit>,
+    v3: DFF<Bit>,
+    v4: DFF<Bit>,
 }
 
 impl Logic for OpenFanout {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, done0, done1, done2, done3, done4);
-        self.m_axis_open_tdata.next = self.s_axis_open_tdata.val();
-        self.m_axis_open0_tvalid.next = self.s_axis_open_tvalid.val() & !self.done0.q.val();
-        self.m_axis_open1_tvalid.next = self.s_axis_open_tvalid.val() & !self.done1.q.val();
-        self.m_axis_open2_tvalid.next = self.s_axis_open_tvalid.val() & !self.done2.q.val();
-        self.m_axis_open3_tvalid.next = self.s_axis_open_tvalid.val() & !self.done3.q.val();
-        self.m_axis_open4_tvalid.next = self.s_axis_open_tvalid.val() & !self.done4.q.val();
-        self.taken0.next =
-            self.done0.q.val() | (self.m_axis_open0_tvalid.val() & self.m_axis_open0_tready.val());
-        self.taken1.next =
-            self.done1.q.val() | (self.m_axis_open1_tvalid.val() & self.m_axis_open1_tready.val());
-        self.taken2.next =
-            self.done2.q.val() | (self.m_axis_open2_tvalid.val() & self.m_axis_open2_tready.val());
-        self.taken3.next =
-            self.done3.q.val() | (self.m_axis_open3_tvalid.val() & self.m_axis_open3_tready.val());
-        self.taken4.next =
-            self.done4.q.val() | (self.m_axis_open4_tvalid.val() & self.m_axis_open4_tready.val());
-        self.s_axis_open_tready.next = self.s_axis_open_tvalid.val()
-            & self.taken0.val()
-            & self.taken1.val()
-            & self.taken2.val()
-            & self.taken3.val()
-            & self.taken4.val();
-        self.done0.d.next = self.taken0.val();
-        self.done1.d.next = self.taken1.val();
-        self.done2.d.next = self.taken2.val();
-        self.done3.d.next = self.taken3.val();
-        self.done4.d.next = self.taken4.val();
-        if self.s_axis_open_tready.val() | self.rst.val() {
-            self.done0.d.next = false;
-            self.done1.d.next = false;
-            self.done2.d.next = false;
-            self.done3.d.next = false;
-            self.done4.d.next = false;
+        dff_setup!(self, clk, data, v0, v1, v2, v3, v4);
+        self.m_axis_open_tdata.next = self.data.q.val();
+        self.m_axis_open0_tvalid.next = self.v0.q.val();
+        self.m_axis_open1_tvalid.next = self.v1.q.val();
+        self.m_axis_open2_tvalid.next = self.v2.q.val();
+        self.m_axis_open3_tvalid.next = self.v3.q.val();
+        self.m_axis_open4_tvalid.next = self.v4.q.val();
+        self.s_axis_open_tready.next = !(self.v0.q.val()
+            | self.v1.q.val()
+            | self.v2.q.val()
+            | self.v3.q.val()
+            | self.v4.q.val());
+        if self.m_axis_open0_tready.val() {
+            self.v0.d.next = false;
+        }
+        if self.m_axis_open1_tready.val() {
+            self.v1.d.next = false;
+        }
+        if self.m_axis_open2_tready.val() {
+            self.v2.d.next = false;
+        }
+        if self.m_axis_open3_tready.val() {
+            self.v3.d.next = false;
+        }
+        if self.m_axis_open4_tready.val() {
+            self.v4.d.next = false;
+        }
+        if self.s_axis_open_tvalid.val() & self.s_axis_open_tready.val() {
+            self.data.d.next = self.s_axis_open_tdata.val();
+            self.v0.d.next = true;
+            self.v1.d.next = true;
+            self.v2.d.next = true;
+            self.v3.d.next = true;
+            self.v4.d.next = true;
+        }
+        if self.rst.val() {
+            self.v0.d.next = false;
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+            self.v3.d.next = false;
+            self.v4.d.next = false;
         }
     }
 }
