@@ -19,6 +19,7 @@ use crate::common::zext::Zext;
 use crate::cpu::control_cpu::ControlCpu;
 use crate::dma::DmaDesc;
 use crate::records::{Completion, PktMeta};
+use crate::rx::records::ReadReq;
 use crate::top::axil::AxilBridge;
 use crate::top::clock::TimeBase;
 use crate::top::counter_events::CounterEvents;
@@ -252,6 +253,21 @@ pub struct MetaroceCore<
     /// The receive engine's packets to placement pass a register slice (no handshake or decision of the one
     /// chains into the other's).
     place_in: RegSlice<PktMeta, WinInfo>,
+    /// The receive engine's exception packets pass a register slice on their way to the control processor or
+    /// out of the core (the lookup's decision does not chain into the processor's packet-port queue).
+    exc_out: RegSlice<PktMeta, Bit>,
+    /// ACKs and NACKs from the receive engine to the sender engine pass a register slice (the sender
+    /// engine's choice of its next command does not chain into the receive engine's pipeline).
+    fb_in: RegSlice<PktMeta, Bit>,
+    /// The records the firmware replays pass a register slice into the receive path (the receive engine's
+    /// stalls do not chain into the control processor's packet-port queue).
+    rpl_in: RegSlice<PktMeta, Bit>,
+    /// The receive engine's ACKs and NACKs to send pass a register slice into the transmit engine (the
+    /// transmit datapath's readiness does not chain into the counters or the receive engine).
+    ctl_in: RegSlice<PktMeta, Bit>,
+    /// The READ requests to answer pass a register slice from the receive completions into the transmit
+    /// engine (the scheduler's state does not chain into the completion stage's state).
+    rreq_in: RegSlice<ReadReq, Bit>,
     place: Placement<DW, KW>,
     cqw: CqWriter<DW, KW, QB>,
     txe: TxEngine<DW, KW>,
@@ -261,6 +277,11 @@ pub struct MetaroceCore<
     fb: FrameBuild<DW, KW>,
     rdm_tx: DmaReadMux<DW, KW>,
     rdm: DmaReadMux<DW, KW>,
+    /// Read descriptors pass a register slice into the last read multiplexer from each of its inputs (the
+    /// multiplexers' grants and order queues do not chain).
+    rd_desc_a: RegSlice<DmaDesc, Bit>,
+    /// See `rd_desc_a`.
+    rd_desc_b: RegSlice<DmaDesc, Bit>,
     wrm: DmaWriteMux<DW, KW>,
     cnt: CounterEvents<KW>,
     rd_default: DFF<Bit>,
@@ -414,6 +435,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             mrc: MrCheck::new(cfg.mr_bits),
             cpl: RxCompletion::new(),
             place_in: Default::default(),
+            exc_out: Default::default(),
+            fb_in: Default::default(),
+            rpl_in: Default::default(),
+            ctl_in: Default::default(),
+            rreq_in: Default::default(),
+            rd_desc_a: Default::default(),
+            rd_desc_b: Default::default(),
             place: Default::default(),
             cqw: CqWriter::new(),
             txe: TxEngine::new(cfg.conn_bits, cfg.qp_bits, POOL_BITS),
@@ -497,6 +525,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.mrc.clk.next = self.clk.val();
         self.cpl.clk.next = self.clk.val();
         self.place_in.clk.next = self.clk.val();
+        self.exc_out.clk.next = self.clk.val();
+        self.fb_in.clk.next = self.clk.val();
+        self.rpl_in.clk.next = self.clk.val();
+        self.ctl_in.clk.next = self.clk.val();
+        self.rreq_in.clk.next = self.clk.val();
+        self.rd_desc_a.clk.next = self.clk.val();
+        self.rd_desc_b.clk.next = self.clk.val();
         self.place.clk.next = self.clk.val();
         self.cqw.clk.next = self.clk.val();
         self.txe.clk.next = self.clk.val();
@@ -519,6 +554,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.mrc.rst.next = self.rst.val();
         self.cpl.rst.next = self.rst.val();
         self.place_in.rst.next = self.rst.val();
+        self.exc_out.rst.next = self.rst.val();
+        self.fb_in.rst.next = self.rst.val();
+        self.rpl_in.rst.next = self.rst.val();
+        self.ctl_in.rst.next = self.rst.val();
+        self.rreq_in.rst.next = self.rst.val();
+        self.rd_desc_a.rst.next = self.rst.val();
+        self.rd_desc_b.rst.next = self.rst.val();
         self.place.rst.next = self.rst.val();
         self.cqw.rst.next = self.rst.val();
         self.txe.rst.next = self.rst.val();
@@ -696,16 +738,20 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.parser.cfg_ip_en.next = self.epc.cfg_ip_en.val();
         // A record the firmware replays (a CTRL OPEN after its connection was bound, no payload) enters ahead
         // of the parser's next packet, never in place of one the parser is already offering.
-        self.rpl_sel.next = self.cpu.m_axis_rpl_tvalid.val() & !self.meta_stall.q.val();
+        self.rpl_in.s_axis_tdata.next = self.cpu.m_axis_rpl_tdata.val();
+        self.rpl_in.s_axis_tuser.next = false;
+        self.rpl_in.s_axis_tvalid.next = self.cpu.m_axis_rpl_tvalid.val();
+        self.cpu.m_axis_rpl_tready.next = self.rpl_in.s_axis_tready.val();
+        self.rpl_sel.next = self.rpl_in.m_axis_tvalid.val() & !self.meta_stall.q.val();
         self.rxe.s_axis_meta_tdata.next = self.parser.m_axis_meta_tdata.val();
         self.rxe.s_axis_meta_tvalid.next = self.parser.m_axis_meta_tvalid.val();
         self.parser.m_axis_meta_tready.next = self.rxe.s_axis_meta_tready.val();
-        self.cpu.m_axis_rpl_tready.next = false;
+        self.rpl_in.m_axis_tready.next = false;
         if self.rpl_sel.val() {
-            self.rxe.s_axis_meta_tdata.next = self.cpu.m_axis_rpl_tdata.val();
+            self.rxe.s_axis_meta_tdata.next = self.rpl_in.m_axis_tdata.val();
             self.rxe.s_axis_meta_tvalid.next = true;
             self.parser.m_axis_meta_tready.next = false;
-            self.cpu.m_axis_rpl_tready.next = self.rxe.s_axis_meta_tready.val();
+            self.rpl_in.m_axis_tready.next = self.rxe.s_axis_meta_tready.val();
         }
         self.meta_stall.d.next = self.parser.m_axis_meta_tvalid.val()
             & !self.rpl_sel.val()
@@ -721,17 +767,21 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rxe.cfg_ack_delay_ns.next = self.epc.cfg_ack_delay_ns.val();
         self.rxe.cfg_no_ctx_retry_us.next = 0.into();
         // Exception packets: to the control processor while it runs, else out of the core.
-        self.cpu.s_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
-        self.m_axis_exc_tdata.next = self.rxe.m_axis_exc_tdata.val();
+        self.exc_out.s_axis_tdata.next = self.rxe.m_axis_exc_tdata.val();
+        self.exc_out.s_axis_tuser.next = false;
+        self.exc_out.s_axis_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
+        self.rxe.m_axis_exc_tready.next = self.exc_out.s_axis_tready.val();
+        self.cpu.s_axis_exc_tdata.next = self.exc_out.m_axis_tdata.val();
+        self.m_axis_exc_tdata.next = self.exc_out.m_axis_tdata.val();
         self.cpu.now.next = self.timebase.now.val();
         if self.regs.fw_run.val() {
-            self.cpu.s_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
+            self.cpu.s_axis_exc_tvalid.next = self.exc_out.m_axis_tvalid.val();
             self.m_axis_exc_tvalid.next = false;
-            self.rxe.m_axis_exc_tready.next = self.cpu.s_axis_exc_tready.val();
+            self.exc_out.m_axis_tready.next = self.cpu.s_axis_exc_tready.val();
         } else {
             self.cpu.s_axis_exc_tvalid.next = false;
-            self.m_axis_exc_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
-            self.rxe.m_axis_exc_tready.next = self.m_axis_exc_tready.val();
+            self.m_axis_exc_tvalid.next = self.exc_out.m_axis_tvalid.val();
+            self.exc_out.m_axis_tready.next = self.m_axis_exc_tready.val();
         }
 
         // The message-level checks between the engine's classification (duplicates and PSNs beyond the window
@@ -895,12 +945,20 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.irq_cq_vector.next = self.cqw.irq_vector.val();
 
         // Receive to transmit: ACK/NACK requests, READ requests (in message order, from the message table).
-        self.txe.s_axis_ctl_tdata.next = self.rxe.m_axis_ctl_tdata.val();
-        self.txe.s_axis_ctl_tvalid.next = self.rxe.m_axis_ctl_tvalid.val();
-        self.rxe.m_axis_ctl_tready.next = self.txe.s_axis_ctl_tready.val();
-        self.txe.s_axis_readreq_tdata.next = self.cpl.m_axis_readreq_tdata.val();
-        self.txe.s_axis_readreq_tvalid.next = self.cpl.m_axis_readreq_tvalid.val();
-        self.cpl.m_axis_readreq_tready.next = self.txe.s_axis_readreq_tready.val();
+        self.ctl_in.s_axis_tdata.next = self.rxe.m_axis_ctl_tdata.val();
+        self.ctl_in.s_axis_tuser.next = false;
+        self.ctl_in.s_axis_tvalid.next = self.rxe.m_axis_ctl_tvalid.val();
+        self.rxe.m_axis_ctl_tready.next = self.ctl_in.s_axis_tready.val();
+        self.txe.s_axis_ctl_tdata.next = self.ctl_in.m_axis_tdata.val();
+        self.txe.s_axis_ctl_tvalid.next = self.ctl_in.m_axis_tvalid.val();
+        self.ctl_in.m_axis_tready.next = self.txe.s_axis_ctl_tready.val();
+        self.rreq_in.s_axis_tdata.next = self.cpl.m_axis_readreq_tdata.val();
+        self.rreq_in.s_axis_tuser.next = false;
+        self.rreq_in.s_axis_tvalid.next = self.cpl.m_axis_readreq_tvalid.val();
+        self.cpl.m_axis_readreq_tready.next = self.rreq_in.s_axis_tready.val();
+        self.txe.s_axis_readreq_tdata.next = self.rreq_in.m_axis_tdata.val();
+        self.txe.s_axis_readreq_tvalid.next = self.rreq_in.m_axis_tvalid.val();
+        self.rreq_in.m_axis_tready.next = self.txe.s_axis_readreq_tready.val();
         self.rxe.m_axis_readreq_tready.next = true;
         // READs: where their responses go (transmit to receive), and their completed responses (receive, through
         // the READ table, to the transmit scheduler, which then releases and completes the READ).
@@ -946,9 +1004,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rdt.m_axis_rdone_tready.next = self.txe.s_axis_rdone_tready.val();
 
         // Receive to the sender state: ACKs and NACKs of our transmissions.
-        self.snd.s_axis_fb_tdata.next = self.rxe.m_axis_fb_tdata.val();
-        self.snd.s_axis_fb_tvalid.next = self.rxe.m_axis_fb_tvalid.val();
-        self.rxe.m_axis_fb_tready.next = self.snd.s_axis_fb_tready.val();
+        self.fb_in.s_axis_tdata.next = self.rxe.m_axis_fb_tdata.val();
+        self.fb_in.s_axis_tuser.next = false;
+        self.fb_in.s_axis_tvalid.next = self.rxe.m_axis_fb_tvalid.val();
+        self.rxe.m_axis_fb_tready.next = self.fb_in.s_axis_tready.val();
+        self.snd.s_axis_fb_tdata.next = self.fb_in.m_axis_tdata.val();
+        self.snd.s_axis_fb_tvalid.next = self.fb_in.m_axis_tvalid.val();
+        self.fb_in.m_axis_tready.next = self.snd.s_axis_fb_tready.val();
 
         // Transmit engine <-> sender state.
         self.txe.now.next = self.timebase.now.val();
@@ -1124,18 +1186,26 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.txe.s_axis_sqe_rd_tuser.next = self.rdm_tx.m_axis_b_tuser.val();
         self.txe.s_axis_sqe_rd_tvalid.next = self.rdm_tx.m_axis_b_tvalid.val();
         self.rdm_tx.m_axis_b_tready.next = self.txe.s_axis_sqe_rd_tready.val();
-        self.rdm.s_axis_a_desc_tdata.next = self.rdm_tx.m_axis_desc_tdata.val();
-        self.rdm.s_axis_a_desc_tvalid.next = self.rdm_tx.m_axis_desc_tvalid.val();
-        self.rdm_tx.m_axis_desc_tready.next = self.rdm.s_axis_a_desc_tready.val();
+        self.rd_desc_a.s_axis_tdata.next = self.rdm_tx.m_axis_desc_tdata.val();
+        self.rd_desc_a.s_axis_tuser.next = false;
+        self.rd_desc_a.s_axis_tvalid.next = self.rdm_tx.m_axis_desc_tvalid.val();
+        self.rdm_tx.m_axis_desc_tready.next = self.rd_desc_a.s_axis_tready.val();
+        self.rdm.s_axis_a_desc_tdata.next = self.rd_desc_a.m_axis_tdata.val();
+        self.rdm.s_axis_a_desc_tvalid.next = self.rd_desc_a.m_axis_tvalid.val();
+        self.rd_desc_a.m_axis_tready.next = self.rdm.s_axis_a_desc_tready.val();
         self.rdm_tx.s_axis_tdata.next = self.rdm.m_axis_a_tdata.val();
         self.rdm_tx.s_axis_tkeep.next = self.rdm.m_axis_a_tkeep.val();
         self.rdm_tx.s_axis_tlast.next = self.rdm.m_axis_a_tlast.val();
         self.rdm_tx.s_axis_tuser.next = self.rdm.m_axis_a_tuser.val();
         self.rdm_tx.s_axis_tvalid.next = self.rdm.m_axis_a_tvalid.val();
         self.rdm.m_axis_a_tready.next = self.rdm_tx.s_axis_tready.val();
-        self.rdm.s_axis_b_desc_tdata.next = self.rq.m_axis_dma_rd_desc_tdata.val();
-        self.rdm.s_axis_b_desc_tvalid.next = self.rq.m_axis_dma_rd_desc_tvalid.val();
-        self.rq.m_axis_dma_rd_desc_tready.next = self.rdm.s_axis_b_desc_tready.val();
+        self.rd_desc_b.s_axis_tdata.next = self.rq.m_axis_dma_rd_desc_tdata.val();
+        self.rd_desc_b.s_axis_tuser.next = false;
+        self.rd_desc_b.s_axis_tvalid.next = self.rq.m_axis_dma_rd_desc_tvalid.val();
+        self.rq.m_axis_dma_rd_desc_tready.next = self.rd_desc_b.s_axis_tready.val();
+        self.rdm.s_axis_b_desc_tdata.next = self.rd_desc_b.m_axis_tdata.val();
+        self.rdm.s_axis_b_desc_tvalid.next = self.rd_desc_b.m_axis_tvalid.val();
+        self.rd_desc_b.m_axis_tready.next = self.rdm.s_axis_b_desc_tready.val();
         self.rq.s_axis_dma_rd_tdata.next = self.rdm.m_axis_b_tdata.val();
         self.rq.s_axis_dma_rd_tkeep.next = self.rdm.m_axis_b_tkeep.val();
         self.rq.s_axis_dma_rd_tlast.next = self.rdm.m_axis_b_tlast.val();
@@ -1195,13 +1265,13 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             self.txe.m_axis_sent_tvalid.val() & self.snd.s_axis_sent_tready.val();
         self.cnt.data_bytes.next = self.txe.m_axis_sent_tdata.val().charged - 64;
         self.cnt.ack_sent.next = self.rxe.m_axis_ctl_tvalid.val()
-            & self.txe.s_axis_ctl_tready.val()
+            & self.ctl_in.s_axis_tready.val()
             & (self.rxe.m_axis_ctl_tdata.val().ptype == 2);
         self.cnt.rx_data.next =
             self.place_go.val() & self.win.val().accepted & (self.place_meta.val().ptype == 1);
         self.cnt.rx_data_bytes.next = self.place_meta.val().payload_len;
         self.cnt.rx_ack.next = self.rxe.m_axis_fb_tvalid.val()
-            & self.snd.s_axis_fb_tready.val()
+            & self.fb_in.s_axis_tready.val()
             & (self.rxe.m_axis_fb_tdata.val().ptype == 2);
         self.cnt.drop_a.next = self.rxe.drop_valid.val();
         self.cnt.drop_a_code.next = self.rxe.drop_code.val();
@@ -1213,15 +1283,15 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cnt.slot_wait.next = self.snd.stat_slot_wait.val();
         self.cnt.rx_overflow.next = self.parser.stat_overflow.val();
         self.cnt.nack_tx.next = self.rxe.m_axis_ctl_tvalid.val()
-            & self.txe.s_axis_ctl_tready.val()
+            & self.ctl_in.s_axis_tready.val()
             & (self.rxe.m_axis_ctl_tdata.val().ptype == 3);
         self.cnt.nack_tx_code.next = self.rxe.m_axis_ctl_tdata.val().code;
         self.cnt.nack_rx.next = self.rxe.m_axis_fb_tvalid.val()
-            & self.snd.s_axis_fb_tready.val()
+            & self.fb_in.s_axis_tready.val()
             & (self.rxe.m_axis_fb_tdata.val().ptype == 3);
         self.cnt.nack_rx_code.next = self.rxe.m_axis_fb_tdata.val().code;
         self.cnt.ece_rx.next = self.rxe.m_axis_fb_tvalid.val()
-            & self.snd.s_axis_fb_tready.val()
+            & self.fb_in.s_axis_tready.val()
             & (self.rxe.m_axis_fb_tdata.val().ptype == 2)
             & self.rxe.m_axis_fb_tdata.val().aflags.get_bit(7);
         self.cnt.timeout.next = self.snd.stat_timeout.val();
