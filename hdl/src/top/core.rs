@@ -31,6 +31,16 @@ use crate::top::regfile::{RegFile, CNT_INC_BITS};
 use crate::CoreConfig;
 use rust_hdl::prelude::*;
 
+/// A packet from the receive engine to placement, with the window's decision on it (the record the
+/// placement's register slice carries).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+struct PlaceRec {
+    /// The packet.
+    meta: PktMeta,
+    /// The receive window's decision.
+    win: WinInfo,
+}
+
 /// Start of the QP doorbell window.
 pub const QP_DB_WINDOW: u32 = metaroce_regmap::queues::DEFAULT_QP_DB_BASE;
 /// Start of the CQ doorbell window.
@@ -252,22 +262,22 @@ pub struct MetaroceCore<
     cpl: RxCompletion<CB, MSG_BITS, SA>,
     /// The receive engine's packets to placement pass a register slice (no handshake or decision of the one
     /// chains into the other's).
-    place_in: RegSlice<PktMeta, WinInfo>,
+    place_in: RegSlice<PlaceRec>,
     /// The receive engine's exception packets pass a register slice on their way to the control processor or
     /// out of the core (the lookup's decision does not chain into the processor's packet-port queue).
-    exc_out: RegSlice<PktMeta, Bit>,
+    exc_out: RegSlice<PktMeta>,
     /// ACKs and NACKs from the receive engine to the sender engine pass a register slice (the sender
     /// engine's choice of its next command does not chain into the receive engine's pipeline).
-    fb_in: RegSlice<PktMeta, Bit>,
+    fb_in: RegSlice<PktMeta>,
     /// The records the firmware replays pass a register slice into the receive path (the receive engine's
     /// stalls do not chain into the control processor's packet-port queue).
-    rpl_in: RegSlice<PktMeta, Bit>,
+    rpl_in: RegSlice<PktMeta>,
     /// The receive engine's ACKs and NACKs to send pass a register slice into the transmit engine (the
     /// transmit datapath's readiness does not chain into the counters or the receive engine).
-    ctl_in: RegSlice<PktMeta, Bit>,
+    ctl_in: RegSlice<PktMeta>,
     /// The READ requests to answer pass a register slice from the receive completions into the transmit
     /// engine (the scheduler's state does not chain into the completion stage's state).
-    rreq_in: RegSlice<ReadReq, Bit>,
+    rreq_in: RegSlice<ReadReq>,
     place: Placement<DW, KW>,
     cqw: CqWriter<DW, KW, QB>,
     txe: TxEngine<DW, KW>,
@@ -279,9 +289,9 @@ pub struct MetaroceCore<
     rdm: DmaReadMux<DW, KW>,
     /// Read descriptors pass a register slice into the last read multiplexer from each of its inputs (the
     /// multiplexers' grants and order queues do not chain).
-    rd_desc_a: RegSlice<DmaDesc, Bit>,
+    rd_desc_a: RegSlice<DmaDesc>,
     /// See `rd_desc_a`.
-    rd_desc_b: RegSlice<DmaDesc, Bit>,
+    rd_desc_b: RegSlice<DmaDesc>,
     wrm: DmaWriteMux<DW, KW>,
     cnt: CounterEvents<KW>,
     rd_default: DFF<Bit>,
@@ -739,7 +749,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         // A record the firmware replays (a CTRL OPEN after its connection was bound, no payload) enters ahead
         // of the parser's next packet, never in place of one the parser is already offering.
         self.rpl_in.s_axis_tdata.next = self.cpu.m_axis_rpl_tdata.val();
-        self.rpl_in.s_axis_tuser.next = false;
         self.rpl_in.s_axis_tvalid.next = self.cpu.m_axis_rpl_tvalid.val();
         self.cpu.m_axis_rpl_tready.next = self.rpl_in.s_axis_tready.val();
         self.rpl_sel.next = self.rpl_in.m_axis_tvalid.val() & !self.meta_stall.q.val();
@@ -768,7 +777,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rxe.cfg_no_ctx_retry_us.next = 0.into();
         // Exception packets: to the control processor while it runs, else out of the core.
         self.exc_out.s_axis_tdata.next = self.rxe.m_axis_exc_tdata.val();
-        self.exc_out.s_axis_tuser.next = false;
         self.exc_out.s_axis_tvalid.next = self.rxe.m_axis_exc_tvalid.val();
         self.rxe.m_axis_exc_tready.next = self.exc_out.s_axis_tready.val();
         self.cpu.s_axis_exc_tdata.next = self.exc_out.m_axis_tdata.val();
@@ -840,11 +848,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.cpl.s_axis_kick_tvalid.next = self.rq.m_axis_kick_tvalid.val();
 
         // Placement: the window's accepted packets are placed at the address the checks computed.
-        self.place_in.s_axis_tdata.next = self.rxe.m_axis_place_tdata.val();
-        self.place_in.s_axis_tuser.next = self.rxe.m_axis_place_tuser.val();
+        self.place_in.s_axis_tdata.next.meta = self.rxe.m_axis_place_tdata.val();
+        self.place_in.s_axis_tdata.next.win = self.rxe.m_axis_place_tuser.val();
         self.place_in.s_axis_tvalid.next = self.rxe.m_axis_place_tvalid.val();
         self.rxe.m_axis_place_tready.next = self.place_in.s_axis_tready.val();
-        self.win.next = self.place_in.m_axis_tuser.val();
+        self.win.next = self.place_in.m_axis_tdata.val().win;
+        self.place_meta.next = self.place_in.m_axis_tdata.val().meta;
         self.place_user.next.rqe_ok = false;
         self.place_user.next.rqe_index = 0.into();
         self.place_user.next.rqe_addr = 0.into();
@@ -859,11 +868,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.place_user.next.place = false;
         self.place_user.next.place_addr = 0.into();
         self.place_user.next.place = self.win.val().accepted;
-        self.place_user.next.place_addr = self.place_in.m_axis_tdata.val().local_addr;
+        self.place_user.next.place_addr = self.place_meta.val().local_addr;
         // The parser streams a payload only for DATA packets it accepted untrimmed with payload_len > 0; a packet
         // dropped later (codes 11..=17 of rx::drop, or the exception code) still has its payload in the
         // stream. Placement consumes `payload_len` bytes per packet, so the others present length 0.
-        self.place_meta.next = self.place_in.m_axis_tdata.val();
         self.has_pay.next = (self.place_meta.val().ptype == 1)
             & !self.place_meta.val().trimmed
             & ((self.place_meta.val().drop == 0)
@@ -946,14 +954,12 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 
         // Receive to transmit: ACK/NACK requests, READ requests (in message order, from the message table).
         self.ctl_in.s_axis_tdata.next = self.rxe.m_axis_ctl_tdata.val();
-        self.ctl_in.s_axis_tuser.next = false;
         self.ctl_in.s_axis_tvalid.next = self.rxe.m_axis_ctl_tvalid.val();
         self.rxe.m_axis_ctl_tready.next = self.ctl_in.s_axis_tready.val();
         self.txe.s_axis_ctl_tdata.next = self.ctl_in.m_axis_tdata.val();
         self.txe.s_axis_ctl_tvalid.next = self.ctl_in.m_axis_tvalid.val();
         self.ctl_in.m_axis_tready.next = self.txe.s_axis_ctl_tready.val();
         self.rreq_in.s_axis_tdata.next = self.cpl.m_axis_readreq_tdata.val();
-        self.rreq_in.s_axis_tuser.next = false;
         self.rreq_in.s_axis_tvalid.next = self.cpl.m_axis_readreq_tvalid.val();
         self.cpl.m_axis_readreq_tready.next = self.rreq_in.s_axis_tready.val();
         self.txe.s_axis_readreq_tdata.next = self.rreq_in.m_axis_tdata.val();
@@ -1005,7 +1011,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
 
         // Receive to the sender state: ACKs and NACKs of our transmissions.
         self.fb_in.s_axis_tdata.next = self.rxe.m_axis_fb_tdata.val();
-        self.fb_in.s_axis_tuser.next = false;
         self.fb_in.s_axis_tvalid.next = self.rxe.m_axis_fb_tvalid.val();
         self.rxe.m_axis_fb_tready.next = self.fb_in.s_axis_tready.val();
         self.snd.s_axis_fb_tdata.next = self.fb_in.m_axis_tdata.val();
@@ -1187,7 +1192,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.txe.s_axis_sqe_rd_tvalid.next = self.rdm_tx.m_axis_b_tvalid.val();
         self.rdm_tx.m_axis_b_tready.next = self.txe.s_axis_sqe_rd_tready.val();
         self.rd_desc_a.s_axis_tdata.next = self.rdm_tx.m_axis_desc_tdata.val();
-        self.rd_desc_a.s_axis_tuser.next = false;
         self.rd_desc_a.s_axis_tvalid.next = self.rdm_tx.m_axis_desc_tvalid.val();
         self.rdm_tx.m_axis_desc_tready.next = self.rd_desc_a.s_axis_tready.val();
         self.rdm.s_axis_a_desc_tdata.next = self.rd_desc_a.m_axis_tdata.val();
@@ -1200,7 +1204,6 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
         self.rdm_tx.s_axis_tvalid.next = self.rdm.m_axis_a_tvalid.val();
         self.rdm.m_axis_a_tready.next = self.rdm_tx.s_axis_tready.val();
         self.rd_desc_b.s_axis_tdata.next = self.rq.m_axis_dma_rd_desc_tdata.val();
-        self.rd_desc_b.s_axis_tuser.next = false;
         self.rd_desc_b.s_axis_tvalid.next = self.rq.m_axis_dma_rd_desc_tvalid.val();
         self.rq.m_axis_dma_rd_desc_tready.next = self.rd_desc_b.s_axis_tready.val();
         self.rdm.s_axis_b_desc_tdata.next = self.rd_desc_b.m_axis_tdata.val();
@@ -1304,10 +1307,10 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize, const S
             & !self.win.val().in_order
             & (self.place_meta.val().ptype == 1);
         self.cnt.ce_rx.next =
-            self.place_go.val() & self.win.val().cand & (self.place_in.m_axis_tdata.val().ecn == 3);
+            self.place_go.val() & self.win.val().cand & (self.place_meta.val().ecn == 3);
         self.cnt.trim_rx.next = self.place_go.val()
             & self.win.val().conn_ok
-            & self.place_in.m_axis_tdata.val().trimmed
+            & self.place_meta.val().trimmed
             & (self.place_meta.val().ptype == 1);
     }
 }
