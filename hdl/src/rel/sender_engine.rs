@@ -43,6 +43,10 @@
 //! ([`RTX_ROOM`]), a timer command only with that room. Gate requests and sent reports, which the transmit path
 //! waits for, go on meanwhile (without this the transmit path deadlocked when an ACK arrived while a gate
 //! request was waiting).
+//! The commands to the ACK processor and to the EV set pass a register slice each ([`RegSlice`]): a command
+//! reaches its block a cycle after the state machine issues it (in order, and the EV set takes no clean beat
+//! while one is in its slice), so the state decode does not run on into the EV set's clean-beat ready and from
+//! there into the ACK processor's scan (10 to 11 LUT levels in the mapped engine before).
 //! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of
 //! [`AckProc`]'s connection words for the gate (written from its write tap), and this engine's [`EngSt`] RAM
 //! (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR counters, the
@@ -100,6 +104,7 @@ use crate::cc::gate::GateUnit;
 use crate::cc::nscc::{NsccState, NsccUnit, Zx32, EV_ACK, EV_LOSS, EV_PACE, EV_TIMEOUT, EV_TRIM};
 use crate::cc::rtt::{RttState, RttUnit};
 use crate::common::ram::SdpRam;
+use crate::common::reg_slice::RegSlice;
 use crate::records::{CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::ack_proc::{
     AckProc, AckRes, ConnSnd, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM,
@@ -417,6 +422,11 @@ pub struct SenderEngine {
     det_lost: DFF<Bit>,
     gate: GateUnit,
     paths: PathSelect,
+    /// The commands to the EV set, registered: the state machine's decisions reach neither the EV set's
+    /// handshakes nor, through its clean-beat ready, the ACK processor's scan in the same cycle.
+    pcmd_s: RegSlice<PathCmd>,
+    /// The commands to the ACK processor, registered likewise.
+    acmd_s: RegSlice<LossCmd>,
     wheel: TimerWheel,
     eng_ram: SdpRam<EngSt, 16>,
     /// The snd_una advance waiting to be taken (the output of `m_axis_una_*`).
@@ -673,6 +683,8 @@ impl SenderEngine {
             det_lost: Default::default(),
             gate: Default::default(),
             paths: PathSelect::new(conn_bits, ENGINE_PATHS),
+            pcmd_s: Default::default(),
+            acmd_s: Default::default(),
             wheel: TimerWheel::new(conn_bits, 10),
             eng_ram: SdpRam::new(1 << conn_bits),
             una_r: Default::default(),
@@ -856,6 +868,8 @@ impl Logic for SenderEngine {
         self.pacer.clk.next = self.clk.val();
         self.gate.clk.next = self.clk.val();
         self.paths.clk.next = self.clk.val();
+        self.pcmd_s.clk.next = self.clk.val();
+        self.acmd_s.clk.next = self.clk.val();
         self.wheel.clk.next = self.clk.val();
         self.eng_ram.clk.next = self.clk.val();
         self.snd_ram.clk.next = self.clk.val();
@@ -865,6 +879,8 @@ impl Logic for SenderEngine {
         self.pacer.rst.next = self.rst.val();
         self.gate.rst.next = self.rst.val();
         self.paths.rst.next = self.rst.val();
+        self.pcmd_s.rst.next = self.rst.val();
+        self.acmd_s.rst.next = self.rst.val();
         self.wheel.rst.next = self.rst.val();
         self.paths.now.next = self.now.val();
         self.wheel.now.next = self.now.val();
@@ -1150,7 +1166,7 @@ impl Logic for SenderEngine {
             || (self.lrtx_v.val() && (self.rtx_cnt.val() < self.k_rtx_full.val()));
         self.l_cmd_ok.next = self.l_cmd_done.q.val()
             || self.lw.q.val().cause == self.k_cause_none.val()
-            || (self.paths.s_axis_cmd_tready.val() && !self.l_cmd_done.q.val());
+            || (self.pcmd_s.s_axis_tready.val() && !self.l_cmd_done.q.val());
         if self.lbusy.q.val() {
             if self.lw.q.val().cause != self.k_cause_none.val() && !self.l_cmd_done.q.val() {
                 self.pcmd_v.next = true;
@@ -1311,7 +1327,7 @@ impl Logic for SenderEngine {
                 // MR-PATH-1: the EV set from the connection's seed.
                 self.pcmd_v.next = true;
                 self.pcmd_l.next.op = self.k_op_open.val();
-                if self.paths.s_axis_cmd_tready.val() {
+                if self.pcmd_s.s_axis_tready.val() {
                     self.state.d.next = EngState::OpenA;
                 }
             }
@@ -1471,7 +1487,7 @@ impl Logic for SenderEngine {
                 // MR-PATH-18: the freeze span follows srtt.
                 self.pcmd_v.next = !self.lbusy.q.val();
                 self.pcmd_l.next.op = self.k_op_srtt.val();
-                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                if self.pcmd_s.s_axis_tready.val() && !self.lbusy.q.val() {
                     self.nk.d.next = self.k_ev_ack.val();
                     self.nret.d.next = EngState::Det;
                     self.dret.d.next = EngState::Arm;
@@ -1489,7 +1505,7 @@ impl Logic for SenderEngine {
                 self.pcmd_v.next = !self.lbusy.q.val();
                 self.pcmd_l.next.op = self.k_op_ece.val();
                 self.pcmd_l.next.ev = self.echo_ev.q.val();
-                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                if self.pcmd_s.s_axis_tready.val() && !self.lbusy.q.val() {
                     self.state.d.next = EngState::AckCc;
                 }
             }
@@ -1503,7 +1519,7 @@ impl Logic for SenderEngine {
                 // fields, and the per-PSN records with the RACK timer); on_loss follows both, as in the model.
                 self.cmd_v.next = !self.det_iss.q.val();
                 self.cmd_l.next.op = self.k_cmd_detect.val();
-                if !self.det_iss.q.val() && self.ackp.s_axis_cmd_tready.val() {
+                if !self.det_iss.q.val() && self.acmd_s.s_axis_tready.val() {
                     self.det_iss.d.next = true;
                 }
                 if self.det_iss.q.val()
@@ -1533,7 +1549,7 @@ impl Logic for SenderEngine {
                 // ---- Detection run (rules b, c), then dret.
                 self.cmd_v.next = true;
                 self.cmd_l.next.op = self.k_cmd_detect.val();
-                if self.ackp.s_axis_cmd_tready.val() {
+                if self.acmd_s.s_axis_tready.val() {
                     self.state.d.next = EngState::DetW;
                 }
             }
@@ -1557,7 +1573,7 @@ impl Logic for SenderEngine {
                 self.cmd_v.next = true;
                 self.cmd_l.next.op = self.k_cmd_nack.val();
                 self.cmd_l.next.psn = self.s_axis_fb_tdata.val().psn;
-                if self.ackp.s_axis_cmd_tready.val() {
+                if self.acmd_s.s_axis_tready.val() {
                     self.s_axis_fb_tready.next = true;
                     self.nack_trim.d.next =
                         self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
@@ -1647,7 +1663,7 @@ impl Logic for SenderEngine {
             EngState::RtoC => {
                 self.cmd_v.next = true;
                 self.cmd_l.next.op = self.k_cmd_rto.val();
-                if self.ackp.s_axis_cmd_tready.val() {
+                if self.acmd_s.s_axis_tready.val() {
                     self.state.d.next = EngState::RtoW;
                 }
             }
@@ -1717,7 +1733,7 @@ impl Logic for SenderEngine {
             EngState::GPeek => {
                 self.cmd_v.next = true;
                 self.cmd_l.next.op = self.k_cmd_peek.val();
-                if self.ackp.s_axis_cmd_tready.val() {
+                if self.acmd_s.s_axis_tready.val() {
                     self.state.d.next = EngState::GPeekW;
                 }
             }
@@ -1816,7 +1832,7 @@ impl Logic for SenderEngine {
                 // MR-PATH-3, MR-PATH-10: the EV; a retransmission avoids its previous entry.
                 self.pcmd_v.next = !self.lbusy.q.val();
                 self.pcmd_l.next.op = self.k_op_choose.val();
-                if self.paths.s_axis_cmd_tready.val() && !self.lbusy.q.val() {
+                if self.pcmd_s.s_axis_tready.val() && !self.lbusy.q.val() {
                     self.state.d.next = EngState::GChW;
                 }
             }
@@ -1962,10 +1978,16 @@ impl Logic for SenderEngine {
             }
         }
         // Command ports.
-        self.ackp.s_axis_cmd_tdata.next = self.cmd_l.val();
-        self.ackp.s_axis_cmd_tvalid.next = self.cmd_v.val();
-        self.paths.s_axis_cmd_tdata.next = self.pcmd_l.val();
-        self.paths.s_axis_cmd_tvalid.next = self.pcmd_v.val();
+        self.acmd_s.s_axis_tdata.next = self.cmd_l.val();
+        self.acmd_s.s_axis_tvalid.next = self.cmd_v.val();
+        self.ackp.s_axis_cmd_tdata.next = self.acmd_s.m_axis_tdata.val();
+        self.ackp.s_axis_cmd_tvalid.next = self.acmd_s.m_axis_tvalid.val();
+        self.acmd_s.m_axis_tready.next = self.ackp.s_axis_cmd_tready.val();
+        self.pcmd_s.s_axis_tdata.next = self.pcmd_l.val();
+        self.pcmd_s.s_axis_tvalid.next = self.pcmd_v.val();
+        self.paths.s_axis_cmd_tdata.next = self.pcmd_s.m_axis_tdata.val();
+        self.paths.s_axis_cmd_tvalid.next = self.pcmd_s.m_axis_tvalid.val();
+        self.pcmd_s.m_axis_tready.next = self.paths.s_axis_cmd_tready.val();
         if self.rst.val() {
             self.state.d.next = EngState::Idle;
             self.resv.d.next = false;
