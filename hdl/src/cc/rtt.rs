@@ -17,14 +17,16 @@
 //! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
 //! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
 //!
-//! Pipeline: [`LATENCY`] = 5 cycles from `in_valid` to `out_valid` (five register stages; the backoff shift takes
-//! three of them so that no stage chains more than two comparisons), one operation per cycle. Configuration values
+//! Pipeline: [`LATENCY`] = 6 cycles from `in_valid` to `out_valid` (six register stages: the first registers the
+//! operation with `|sample - srtt|`, so that the state update does not chain that subtraction's carries into its
+//! own; the backoff shift takes three so that no stage chains more than two comparisons), one operation per
+//! cycle. Configuration values
 //! `< 2^62`.
 
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
-pub const LATENCY: usize = 5;
+pub const LATENCY: usize = 6;
 
 /// Records of the estimator.
 pub mod rec {
@@ -87,6 +89,14 @@ pub struct RttUnit {
     pub rto: Signal<Out, Bits<64>>,
     /// RACK reordering window before the multiplier, ns.
     pub reo_wnd: Signal<Out, Bits<64>>,
+    // stage 0: the operation and |e|
+    v0: DFF<Bit>,
+    us0: DFF<Bit>,
+    ut0: DFF<Bit>,
+    samp0: DFF<Bits<64>>,
+    st0: DFF<RttState>,
+    ae0: DFF<Bits<64>>,
+    ge0: DFF<Bit>,
     // stage 1
     v1: DFF<Bit>,
     srtt1: DFF<Bits<64>>,
@@ -122,6 +132,8 @@ pub struct RttUnit {
     st4: DFF<RttState>,
     zx_srtt: Signal<Local, Zx24>,
     zx_var: Signal<Local, Zx24>,
+    zx_old: Signal<Local, Zx24>,
+    s_in: Signal<Local, Bits<64>>,
     s_old: Signal<Local, Bits<64>>,
     v_old: Signal<Local, Bits<64>>,
     ae: Signal<Local, Bits<64>>,
@@ -159,6 +171,13 @@ impl Default for RttUnit {
             rto: Default::default(),
             reo_wnd: Default::default(),
             v1: Default::default(),
+            v0: Default::default(),
+            us0: Default::default(),
+            ut0: Default::default(),
+            samp0: Default::default(),
+            st0: Default::default(),
+            ae0: Default::default(),
+            ge0: Default::default(),
             srtt1: Default::default(),
             var1: Default::default(),
             has1: Default::default(),
@@ -188,6 +207,8 @@ impl Default for RttUnit {
             st4: Default::default(),
             zx_srtt: Default::default(),
             zx_var: Default::default(),
+            zx_old: Default::default(),
+            s_in: Default::default(),
             s_old: Default::default(),
             v_old: Default::default(),
             ae: Default::default(),
@@ -212,35 +233,46 @@ impl Logic for RttUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v1, srtt1, var1, has1, bo1, v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3,
-            reo3, srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b, st3b, v4, r4, reo4, srtt4, st4
+            self, clk, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2, base2,
+            bo2, reo2, srtt2, st2, v3, r3, bo3, reo3, srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b,
+            st3b, v4, r4, reo4, srtt4, st4
         );
+        // Stage 0: the operation, and |e| = |sample - srtt|.
         self.zx_srtt.next.lo = self.st_in.val().srtt;
         self.zx_srtt.next.hi = self.k_zero40.val();
-        self.zx_var.next.lo = self.st_in.val().rttvar;
-        self.zx_var.next.hi = self.k_zero40.val();
-        self.s_old.next = self.zx_srtt.val().into();
-        self.v_old.next = self.zx_var.val().into();
-        // |e| = |sample - srtt|.
-        if self.sample.val() >= self.s_old.val() {
-            self.ae.next = self.sample.val() - self.s_old.val();
+        self.s_in.next = self.zx_srtt.val().into();
+        self.v0.d.next = self.in_valid.val();
+        self.us0.d.next = self.upd_sample.val();
+        self.ut0.d.next = self.upd_timeout.val();
+        self.samp0.d.next = self.sample.val();
+        self.st0.d.next = self.st_in.val();
+        self.ge0.d.next = self.sample.val() >= self.s_in.val();
+        if self.sample.val() >= self.s_in.val() {
+            self.ae0.d.next = self.sample.val() - self.s_in.val();
         } else {
-            self.ae.next = self.s_old.val() - self.sample.val();
+            self.ae0.d.next = self.s_in.val() - self.sample.val();
         }
         // Stage 1: the state update.
-        self.v1.d.next = self.in_valid.val();
+        self.zx_old.next.lo = self.st0.q.val().srtt;
+        self.zx_old.next.hi = self.k_zero40.val();
+        self.zx_var.next.lo = self.st0.q.val().rttvar;
+        self.zx_var.next.hi = self.k_zero40.val();
+        self.s_old.next = self.zx_old.val().into();
+        self.v_old.next = self.zx_var.val().into();
+        self.ae.next = self.ae0.q.val();
+        self.v1.d.next = self.v0.q.val();
         self.srtt1.d.next = self.s_old.val();
         self.var1.d.next = self.v_old.val();
-        self.has1.d.next = self.st_in.val().has;
-        self.bo1.d.next = self.st_in.val().backoff;
-        if self.upd_sample.val() {
+        self.has1.d.next = self.st0.q.val().has;
+        self.bo1.d.next = self.st0.q.val().backoff;
+        if self.us0.q.val() {
             self.has1.d.next = true;
             self.bo1.d.next = self.k_bo_zero.val();
-            if !self.st_in.val().has {
-                self.srtt1.d.next = self.sample.val();
-                self.var1.d.next = self.sample.val() >> 1;
+            if !self.st0.q.val().has {
+                self.srtt1.d.next = self.samp0.q.val();
+                self.var1.d.next = self.samp0.q.val() >> 1;
             } else {
-                if self.sample.val() >= self.s_old.val() {
+                if self.ge0.q.val() {
                     self.srtt1.d.next = self.s_old.val() + (self.ae.val() >> 3);
                 } else {
                     self.srtt1.d.next = self.s_old.val() - (self.ae.val() >> 3);
@@ -251,8 +283,8 @@ impl Logic for RttUnit {
                     self.var1.d.next = self.v_old.val() - ((self.v_old.val() - self.ae.val()) >> 2);
                 }
             }
-        } else if self.upd_timeout.val() && self.st_in.val().backoff != self.k_bo_max.val() {
-            self.bo1.d.next = self.st_in.val().backoff + self.k_bo_one.val();
+        } else if self.ut0.q.val() && self.st0.q.val().backoff != self.k_bo_max.val() {
+            self.bo1.d.next = self.st0.q.val().backoff + self.k_bo_one.val();
         }
         // Stage 2: base RTO (MR-REL-29), reo_wnd (MR-REL-36), ns24 storage.
         self.rmax.next = self.cfg_rto_max_ns.val();
@@ -351,6 +383,7 @@ impl Logic for RttUnit {
         self.srtt4.d.next = self.srtt3b.q.val();
         self.st4.d.next = self.st3b.q.val();
         if self.rst.val() {
+            self.v0.d.next = false;
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;

@@ -373,6 +373,12 @@ pub struct SenderEngine {
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
     spare: DFF<Bit>,
+    /// MR-REL-59's tests `now - reo_stamp >= srtt` and `>= 16 srtt`, registered every cycle: `RttW` reads
+    /// them as computed in the cycle before, when `srtt_q` and the stamp already hold their values (`AckW`
+    /// moves on only once the estimator's result was registered), so the 64-bit subtraction and the
+    /// comparisons are not chained into the connection state's update.
+    reo_ge: DFF<Bit>,
+    reo_ge16: DFF<Bit>,
     slot_ok: Signal<Local, Bit>,
     k_one17: Constant<Bits<17>>,
     k_zero17: Constant<Bits<17>>,
@@ -655,6 +661,8 @@ impl SenderEngine {
             resv: Default::default(),
             resv17: Default::default(),
             spare: Default::default(),
+            reo_ge: Default::default(),
+            reo_ge16: Default::default(),
             slot_ok: Default::default(),
             k_one17: Constant::new(1u64.to_bits()),
             k_zero17: Constant::new(0u64.to_bits()),
@@ -860,7 +868,17 @@ impl Logic for SenderEngine {
             rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
             det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
-        dff_setup!(self, clk, req_seen_v, req_seen_at, req_at, g_elig, spare);
+        dff_setup!(
+            self,
+            clk,
+            req_seen_v,
+            req_seen_at,
+            req_at,
+            g_elig,
+            spare,
+            reo_ge,
+            reo_ge16
+        );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
         self.rtt.clk.next = self.clk.val();
@@ -1011,6 +1029,8 @@ impl Logic for SenderEngine {
             self.dist_l.next = self.k_w32.val();
         }
         self.since64.next = self.now.val() - self.est.q.val().reo_stamp;
+        self.reo_ge.d.next = self.since64.val() >= self.srtt_q.q.val();
+        self.reo_ge16.d.next = self.since64.val() >= (self.srtt_q.q.val() << 4);
         // RNR hold: max(aux, 1) * 1000 ns (mod 2^32).
         self.aux1.next = self.nack_aux.q.val();
         if self.nack_aux.q.val() == self.k_zero32.val() {
@@ -1452,16 +1472,14 @@ impl Logic for SenderEngine {
                 self.est.d.next.r_bo = self.rtt_st.q.val().backoff;
                 // MR-REL-59: the reordering multiplier, with the srtt after the sample.
                 if self.dup.q.val() {
-                    if self.since64.val() >= self.srtt_q.q.val() {
+                    if self.reo_ge.q.val() {
                         self.est.d.next.reo_stamp = self.now.val();
                         if self.est.q.val().reo_mult < self.k_sixteen5.val() {
                             self.est.d.next.reo_mult =
                                 self.est.q.val().reo_mult + self.k_one5.val();
                         }
                     }
-                } else if self.est.q.val().reo_mult > self.k_one5.val()
-                    && self.since64.val() >= (self.srtt_q.q.val() << 4)
-                {
+                } else if self.est.q.val().reo_mult > self.k_one5.val() && self.reo_ge16.q.val() {
                     self.est.d.next.reo_stamp = self.now.val();
                     self.est.d.next.reo_mult = self.est.q.val().reo_mult - self.k_one5.val();
                 }

@@ -176,7 +176,15 @@ pub struct TimerWheel {
     buf_n: Signal<Local, Bit>,
     ntick: Signal<Local, Bits<22>>,
     ctick_n: Signal<Local, Bits<22>>,
-    lag: Signal<Local, Bits<22>>,
+    /// `ntick` minus the cursor's next tick for each way the cursor can move this cycle (stays, steps by one,
+    /// restarts at the clear's tick), computed side by side from registers so that the state's choice selects
+    /// a result and does not feed a subtraction.
+    lag_stay: Signal<Local, Bits<22>>,
+    lag_step: Signal<Local, Bits<22>>,
+    lag_clr: Signal<Local, Bits<22>>,
+    /// The cursor steps by one / restarts this cycle.
+    t_step: Signal<Local, Bit>,
+    t_clr: Signal<Local, Bit>,
     cslot: Signal<Local, Bits<16>>,
     aslot: Signal<Local, Bits<16>>,
     nslot: Signal<Local, Bits<16>>,
@@ -254,7 +262,11 @@ impl TimerWheel {
             buf_n: Default::default(),
             ntick: Default::default(),
             ctick_n: Default::default(),
-            lag: Default::default(),
+            lag_stay: Default::default(),
+            lag_step: Default::default(),
+            lag_clr: Default::default(),
+            t_step: Default::default(),
+            t_clr: Default::default(),
             cslot: Default::default(),
             aslot: Default::default(),
             nslot: Default::default(),
@@ -326,6 +338,8 @@ impl Logic for TimerWheel {
         self.dn.next = self.now32.q.val() - self.node_ram.rd_data.val().at;
         self.due_n.next = self.node_ram.rd_data.val().armed && !self.dn.val().get_bit(31);
         self.ctick_n.next = self.ctick.q.val();
+        self.t_step.next = false;
+        self.t_clr.next = false;
         // Outputs (registers).
         self.m_axis_fire_tvalid.next = self.fire_v.q.val();
         self.m_axis_fire_tdata.next = self.fire_c.q.val();
@@ -389,6 +403,7 @@ impl Logic for TimerWheel {
             self.head_ram.wr_en.next = true;
             self.clr.d.next = self.clr.q.val() + self.k_one17.val();
             self.ctick_n.next = self.now32.q.val().get_bits::<22>(10);
+            self.t_clr.next = true;
             self.wvalid.d.next = false;
             if self.clr.q.val() == self.k_clr_last.val() {
                 self.state.d.next = self.s_idle.val();
@@ -496,6 +511,7 @@ impl Logic for TimerWheel {
             self.head_ram.wr_addr.next = self.cslot.val();
             self.head_ram.wr_en.next = true;
             self.ctick_n.next = self.ctick.q.val() + self.k_one22.val();
+            self.t_step.next = true;
             self.state.d.next = self.s_idle.val();
         }
         self.head_ram.wr_data.next = self.head_w.val();
@@ -503,8 +519,19 @@ impl Logic for TimerWheel {
         self.node_ram.wr_data.next = self.node_w.val();
         // The cursor's tick has completely passed: 0 < now_tick - ctick < 2^21 (serial), for the next cycle.
         self.ctick.d.next = self.ctick_n.val();
-        self.lag.next = self.ntick.val() - self.ctick_n.val();
-        self.behind.d.next = self.lag.val() != self.k_zero22.val() && !self.lag.val().get_bit(21);
+        self.lag_stay.next = self.ntick.val() - self.ctick.q.val();
+        self.lag_step.next = self.ntick.val() + !self.ctick.q.val();
+        self.lag_clr.next = self.ntick.val() - self.now32.q.val().get_bits::<22>(10);
+        self.behind.d.next =
+            self.lag_stay.val() != self.k_zero22.val() && !self.lag_stay.val().get_bit(21);
+        if self.t_step.val() {
+            self.behind.d.next =
+                self.lag_step.val() != self.k_zero22.val() && !self.lag_step.val().get_bit(21);
+        }
+        if self.t_clr.val() {
+            self.behind.d.next =
+                self.lag_clr.val() != self.k_zero22.val() && !self.lag_clr.val().get_bit(21);
+        }
         if self.rst.val() {
             self.state.d.next = self.s_clr.val();
             self.clr.d.next = self.k_zero17.val();
