@@ -20,8 +20,7 @@
 //! Pipeline: [`LATENCY`] = 6 cycles from `in_valid` to `out_valid` (six register stages: the first registers the
 //! operation with `|sample - srtt|`, so that the state update does not chain that subtraction's carries into its
 //! own; the backoff shift takes three so that no stage chains more than two comparisons), one operation per
-//! cycle. Configuration values
-//! `< 2^62`.
+//! cycle. Configuration values `< 2^62`.
 
 use rust_hdl::prelude::*;
 

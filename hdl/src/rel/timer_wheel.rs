@@ -520,6 +520,7 @@ impl Logic for TimerWheel {
         // The cursor's tick has completely passed: 0 < now_tick - ctick < 2^21 (serial), for the next cycle.
         self.ctick.d.next = self.ctick_n.val();
         self.lag_stay.next = self.ntick.val() - self.ctick.q.val();
+        // ntick - (ctick + 1) = ntick + !ctick: one carry chain.
         self.lag_step.next = self.ntick.val() + !self.ctick.q.val();
         self.lag_clr.next = self.ntick.val() - self.now32.q.val().get_bits::<22>(10);
         self.behind.d.next =
