@@ -4,7 +4,8 @@
 //! back-pressure. The expected `tuser` comes from a plain map of the pending READs. A packet held in the
 //! block while its entry changes may see the entry as it was when the packet entered or as it is when it
 //! leaves (the block re-reads a held packet's entry); both are computed and one must match exactly. Seed:
-//! `METAROCE_SEED` (printed).
+//! `METAROCE_SEED` (printed); the pending READs are an ordered map, so that a seed's choices among them, and
+//! with them the run, replay exactly.
 
 use metaroce_hdl::records::PktMeta;
 use metaroce_hdl::rx::completion::ReadDone;
@@ -13,7 +14,7 @@ use metaroce_hdl::rx::read_table::ReadTable;
 use metaroce_hdl::tx::records::ReadRec;
 use metaroce_proto::wire::{Opcode, PacketType};
 use rust_hdl::prelude::*;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 mod support;
 use support::Rng;
@@ -25,7 +26,7 @@ type Uut = ReadTable<CB, MB, { CB + MB }>;
 /// A pending READ: (msn, addr, lkey, len).
 type Read = (u32, u64, u32, u32);
 
-fn expect(pending: &HashMap<(u64, u64), Read>, m: &PktMeta, c: &RxCheck) -> RxCheck {
+fn expect(pending: &BTreeMap<(u64, u64), Read>, m: &PktMeta, c: &RxCheck) -> RxCheck {
     let cand = m.drop.to_u64() == 0
         && m.ptype.to_u64() == PacketType::Data as u64
         && !m.trimmed
@@ -72,7 +73,7 @@ fn mr_sem_24_34_read_table_finds_the_read_of_each_response() {
     step(&mut u);
     u.rst.next = false;
     // The RAM starts zeroed (every entry invalid), as the FPGA's block RAM initialisation.
-    let mut pending: HashMap<(u64, u64), Read> = HashMap::new();
+    let mut pending: BTreeMap<(u64, u64), Read> = BTreeMap::new();
     let mut next_msn = [0u32; 4];
     let mut expected: VecDeque<(PktMeta, RxCheck, RxCheck)> = VecDeque::new();
     let mut notices: VecDeque<ReadDone> = VecDeque::new();
@@ -90,7 +91,7 @@ fn mr_sem_24_34_read_table_finds_the_read_of_each_response() {
         if rng.below(100) < 10 {
             let msn = next_msn[c as usize];
             let slot = (c, msn as u64 & ((1 << MB) - 1));
-            if let std::collections::hash_map::Entry::Vacant(e) = pending.entry(slot) {
+            if let std::collections::btree_map::Entry::Vacant(e) = pending.entry(slot) {
                 let r: Read = (msn, rng.next(), rng.next() as u32, rng.below(20_000) as u32);
                 u.s_axis_rec_tdata.next = ReadRec {
                     conn: c.to_bits(),
