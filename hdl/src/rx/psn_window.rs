@@ -40,17 +40,23 @@
 //! the window RAM, written with the same data in the same cycles (opens included). Stages: a two-entry input
 //! queue (registered `tready`), PB (the word read when the packet enters PB; the comparisons), the output
 //! register. Exactness: the word read may miss the updates of earlier packets between the pre-classification
-//! and S4's write; those packets are held in order in an [`InFlight`] ring (every packet that left on
-//! `m_axis_pre` until one cycle after it left S4, when its write is visible to the read). The word's verdict is
-//! final for those packets' effects can only set bits and advance `rcv_nxt` by at most 256 (the in-flight PSNs
-//! were all inside the window of an older word): a duplicate stays a duplicate, a new PSN stays new unless an
-//! in-flight packet of the connection classified new has the same PSN. So PB waits (re-reading the word each
-//! cycle) while an in-flight packet of its connection classified new has its PSN, or has any PSN when the word
-//! says beyond the window or within 256 past half the PSN space behind (the earlier packet's acceptance may
-//! move it into the window or beyond it). Such waits need a duplicate or an out-of-window PSN while an earlier
-//! packet of the connection is in flight; otherwise one packet per cycle (the ring holds [`INFLIGHT`] packets,
-//! enough to cover the window's latency at full rate; the message-level checks between keep fewer). Every
-//! packet sent on `m_axis_pre_*` must come back on `s_axis_pkt_*`, in order, with nothing else in between.
+//! and S4's write; those packets are held in order in an [`InFlight`] ring (every packet from its entry into PB
+//! until one cycle after it left S4, when its write is visible to the read; PB's own entry is left out of its
+//! query), each marked *new* when it is a candidate. The word's verdict is final for those packets' effects
+//! can only set bits and advance `rcv_nxt` by at most 256 (the in-flight PSNs were all inside the window of an
+//! older word): a duplicate stays a duplicate, a new PSN stays new unless an in-flight candidate of the
+//! connection has the same PSN. So PB waits (re-reading the word each cycle) while an in-flight candidate of
+//! its connection has its PSN, or has any PSN when the word says beyond the window or within 256 past half
+//! the PSN space behind (the earlier packet's acceptance may move it into the window or beyond it); a
+//! candidate that turns out a duplicate or beyond the window only makes such waits longer, never a verdict
+//! different. Such waits need a duplicate or an out-of-window PSN while an earlier packet of the connection is
+//! in flight. The queue advances into PB (and the ring) only when PB is empty or its packet leaves whatever
+//! the word says (no in-flight candidate of its connection), so the ring's writes, the queue's advance and the
+//! RAM's read address do not wait for the word's test; a packet following one of its own connection still in
+//! flight enters a cycle later: one packet per cycle across connections, one per 2 cycles within one (the
+//! window itself takes one per 5; the ring holds [`INFLIGHT`] packets, enough to cover the window's latency at
+//! full rate; the message-level checks between keep fewer). Every packet sent on `m_axis_pre_*` must come back
+//! on `s_axis_pkt_*`, in order, with nothing else in between.
 //!
 //! **Ports.** `s_axis_pre_{tdata: PktMeta, tvalid, tready}` → `m_axis_pre_*` (latency 3 cycles);
 //! `s_axis_pkt_{tdata: PktMeta, tuser: NackReq, tvalid, tready}` → `m_axis_pkt_{tdata: PktMeta,
@@ -383,7 +389,8 @@ pub const INFLIGHT: usize = 16;
 /// The packets between the window's pre-classification and its write stage, in order (a ring of
 /// [`INFLIGHT`] entries `{ conn, psn, new }`): `push` appends one (when not `full`), `pop` removes the oldest
 /// (ignored when empty). `hit_conn` = some entry marked `new` has connection `q_conn`; `hit_psn` = some entry
-/// marked `new` has `q_conn` and PSN `q_psn`.
+/// marked `new` has `q_conn` and PSN `q_psn`; with `skip_last`, the entry appended last is left out of both
+/// (the caller's own packet, appended when it became the query).
 ///
 /// The query is a register of the caller whose next value is either itself or `nq_*` (`nq_take`): the
 /// entries' connection and PSN are compared in the previous cycle with both candidates (and the entry a push
@@ -403,8 +410,10 @@ pub struct InFlight {
     pub push_conn: Signal<In, Bits<16>>,
     /// Its PSN.
     pub push_psn: Signal<In, Bits<32>>,
-    /// It is a candidate classified new.
+    /// It is marked `new` (the window: a candidate).
     pub push_new: Signal<In, Bit>,
+    /// Leave the entry appended last out of the query.
+    pub skip_last: Signal<In, Bit>,
     /// Remove the oldest entry.
     pub pop: Signal<In, Bit>,
     /// Connection asked about.
@@ -426,6 +435,8 @@ pub struct InFlight {
     _e: [(bool, u64, u64, bool); INFLIGHT],
     _wp: usize,
     _rp: usize,
+    /// The entry appended last.
+    _last: Option<usize>,
     /// The query the contract expects in the coming cycle (checked by this simulation model).
     _next_q: Option<(u64, u64)>,
 }
@@ -450,6 +461,7 @@ impl Logic for InFlight {
                 self._e = [(false, 0, 0, false); INFLIGHT];
                 self._wp = 0;
                 self._rp = 0;
+                self._last = None;
             } else {
                 // both decided on the entries before the edge (as the Verilog's non-blocking writes)
                 let push = self.push.val() && !self._e[self._wp].0;
@@ -464,15 +476,22 @@ impl Logic for InFlight {
                         self.push_psn.val().to_u64(),
                         self.push_new.val(),
                     );
+                    self._last = Some(self._wp);
                     self._wp = (self._wp + 1) % INFLIGHT;
                 }
             }
         }
         let qc = self.q_conn.val().to_u64();
         let qp = self.q_psn.val().to_u64();
+        let skip = if self.skip_last.val() {
+            self._last
+        } else {
+            None
+        };
+        let live = |i: usize| Some(i) != skip;
         let m = |e: &(bool, u64, u64, bool)| e.0 && e.3 && e.1 == qc;
-        self.hit_conn.next = self._e.iter().any(m);
-        self.hit_psn.next = self._e.iter().any(|e| m(e) && e.2 == qp);
+        self.hit_conn.next = (0..INFLIGHT).any(|i| live(i) && m(&self._e[i]));
+        self.hit_psn.next = (0..INFLIGHT).any(|i| live(i) && m(&self._e[i]) && self._e[i].2 == qp);
         self.full.next = self._e[self._wp].0;
     }
     fn connect(&mut self) {
@@ -488,18 +507,23 @@ impl Logic for InFlight {
         // (against `nq_*`; it equals a query that stays).
         let mut v = format!(
             "reg [15:0] e_conn [0:{m}];\nreg [31:0] e_psn [0:{m}];\nreg [{m}:0] e_new;\nreg [{m}:0] e_vld;\n\
-             reg [{p}:0] wp;\nreg [{p}:0] rp;\nwire [{m}:0] mc;\nwire [{m}:0] mp;\n\
-             reg [{m}:0] ceq_h;\nreg [{m}:0] ceq_n;\nreg [{m}:0] peq_h;\nreg [{m}:0] peq_n;\nreg [{m}:0] wr;\n\
-             reg pc_n;\nreg pp_n;\nreg took;\nwire do_push;\nassign do_push = push & ~e_vld[wp];\n\
+             reg [{p}:0] wp;\nreg [{p}:0] rp;\nreg [{pb}:0] occ;\nwire [{m}:0] mc;\nwire [{m}:0] mp;\n\
+             reg [{m}:0] ceq_h;\nreg [{m}:0] ceq_n;\nreg [{m}:0] peq_h;\nreg [{m}:0] peq_n;\nreg [{m}:0] wr;\nreg [{m}:0] last_oh;\n\
+             reg pc_n;\nreg pp_n;\nreg took;\n\
+             // the occupancy (0..={n}): full is its highest bit, a register, not the entry at wp through a mux\n\
+             wire do_push = push & ~occ[{pb}];\nwire do_pop = pop & (occ != {pb1}'d0);\n\
              always @(posedge clk) begin\n   if (rst) begin\n      e_vld <= {n}'d0;\n      wp <= {pb}'d0;\n\
-             \x20     rp <= {pb}'d0;\n   end else begin\n      if (pop & e_vld[rp]) begin\n\
+             \x20     rp <= {pb}'d0;\n      occ <= {pb1}'d0;\n      last_oh <= {n}'d0;\n   end else begin\n      if (do_pop) begin\n\
              \x20        e_vld[rp] <= 1'b0;\n         rp <= rp + {pb}'d1;\n      end\n\
-             \x20     if (do_push) begin\n         e_vld[wp] <= 1'b1;\n         e_new[wp] <= push_new;\n\
+             \x20     if (do_push & ~do_pop) occ <= occ + {pb1}'d1;\n\
+             \x20     if (do_pop & ~do_push) occ <= occ - {pb1}'d1;\n\
+             \x20     if (do_push) begin\n         last_oh <= {n}'d1 << wp;\n         e_vld[wp] <= 1'b1;\n         e_new[wp] <= push_new;\n\
              \x20        e_conn[wp] <= push_conn;\n         e_psn[wp] <= push_psn;\n         wp <= wp + {pb}'d1;\n\
              \x20     end\n   end\n\
              \x20  took <= nq_take;\n   pc_n <= push_conn == nq_conn;\n   pp_n <= push_psn == nq_psn;\nend\n",
             m = n - 1,
             p = pb - 1,
+            pb1 = pb + 1,
         );
         for i in 0..n {
             v.push_str(&format!(
@@ -507,13 +531,13 @@ impl Logic for InFlight {
                  \x20  ceq_h[{i}] <= e_conn[{i}] == q_conn;\n   ceq_n[{i}] <= e_conn[{i}] == nq_conn;\n\
                  \x20  peq_h[{i}] <= e_psn[{i}] == q_psn;\n   peq_n[{i}] <= e_psn[{i}] == nq_psn;\n\
                  \x20  wr[{i}] <= do_push & (wp == {pb}'d{i});\nend\n\
-                 assign mc[{i}] = e_vld[{i}] & e_new[{i}] & (wr[{i}] ? (~took | pc_n) : (took ? ceq_n[{i}] : ceq_h[{i}]));\n\
+                 assign mc[{i}] = e_vld[{i}] & e_new[{i}] & ~(skip_last & last_oh[{i}]) & (wr[{i}] ? (~took | pc_n) : (took ? ceq_n[{i}] : ceq_h[{i}]));\n\
                  assign mp[{i}] = mc[{i}] & (wr[{i}] ? (~took | pp_n) : (took ? peq_n[{i}] : peq_h[{i}]));\n"
             ));
         }
-        v.push_str(
-            "always @(*) begin\n   hit_conn = |mc;\n   hit_psn = |mp;\n   full = e_vld[wp];\nend\n",
-        );
+        v.push_str(&format!(
+            "always @(*) begin\n   hit_conn = |mc;\n   hit_psn = |mp;\n   full = occ[{pb}];\nend\n"
+        ));
         Verilog::Custom(v)
     }
 }
@@ -571,6 +595,7 @@ pub struct PsnWindow {
     pb_v: DFF<Bit>,
     pb_p: DFF<PktMeta>,
     pb_cand: DFF<Bit>,
+    pb_hm: DFF<Bits<24>>,
     po_v: DFF<Bit>,
     po_p: DFF<PktMeta>,
     pop_d: DFF<Bit>,
@@ -579,11 +604,21 @@ pub struct PsnWindow {
     pd: Signal<Local, Bits<32>>,
     pneg: Signal<Local, Bit>,
     pnear: Signal<Local, Bit>,
+    prn_hi: Signal<Local, Bits<24>>,
+    pps_hi: Signal<Local, Bits<24>>,
+    pps_lo: Signal<Local, Bits<8>>,
+    prn_lo: Signal<Local, Bits<8>>,
+    pax: Signal<Local, Bits<24>>,
+    pheq: Signal<Local, Bit>,
+    pinw: Signal<Local, Bit>,
     pbeyond: Signal<Local, Bit>,
     pdup: Signal<Local, Bit>,
     poow: Signal<Local, Bit>,
     phold: Signal<Local, Bit>,
     pb_go: Signal<Local, Bit>,
+    pb_free: Signal<Local, Bit>,
+    pb_sure: Signal<Local, Bit>,
+    qa_cand: Signal<Local, Bit>,
     padv: Signal<Local, Bit>,
     ppm: Signal<Local, PktMeta>,
     scan: RunScan,
@@ -595,6 +630,7 @@ pub struct PsnWindow {
     // pipeline: valid, packet, verdict, candidate / uses-state flags per stage
     v1: DFF<Bit>,
     p1: DFF<PktMeta>,
+    hm1: DFF<Bits<24>>,
     n1: DFF<NackReq>,
     ok1: DFF<Bit>,
     cand1: DFF<Bit>,
@@ -624,6 +660,12 @@ pub struct PsnWindow {
     e1: Signal<Local, WinEntry>,
     d1: Signal<Local, Bits<32>>,
     neg1: Signal<Local, Bit>,
+    rn_hi1: Signal<Local, Bits<24>>,
+    ps_hi1: Signal<Local, Bits<24>>,
+    ps_lo1: Signal<Local, Bits<8>>,
+    rn_lo1: Signal<Local, Bits<8>>,
+    heq1: Signal<Local, Bit>,
+    inw1: Signal<Local, Bit>,
     beyond1: Signal<Local, Bit>,
     new1: Signal<Local, Bit>,
     acc1: Signal<Local, Bit>,
@@ -646,6 +688,7 @@ pub struct PsnWindow {
     c_w: Constant<Bits<9>>,
     c_z9: Constant<Bits<9>>,
     c_z256: Constant<Bits<256>>,
+    c_one24: Constant<Bits<24>>,
 }
 
 fn c8(v: u8) -> Constant<Bits<8>> {
@@ -688,6 +731,14 @@ impl PsnWindow {
             pb_v: Default::default(),
             pb_p: Default::default(),
             pb_cand: Default::default(),
+            pb_hm: Default::default(),
+            pax: Default::default(),
+            prn_hi: Default::default(),
+            pps_hi: Default::default(),
+            pps_lo: Default::default(),
+            prn_lo: Default::default(),
+            pheq: Default::default(),
+            pinw: Default::default(),
             po_v: Default::default(),
             po_p: Default::default(),
             pop_d: Default::default(),
@@ -701,6 +752,9 @@ impl PsnWindow {
             poow: Default::default(),
             phold: Default::default(),
             pb_go: Default::default(),
+            pb_free: Default::default(),
+            pb_sure: Default::default(),
+            qa_cand: Default::default(),
             padv: Default::default(),
             ppm: Default::default(),
             scan: Default::default(),
@@ -711,6 +765,13 @@ impl PsnWindow {
             x_adv: Default::default(),
             v1: Default::default(),
             p1: Default::default(),
+            hm1: Default::default(),
+            rn_hi1: Default::default(),
+            ps_hi1: Default::default(),
+            ps_lo1: Default::default(),
+            rn_lo1: Default::default(),
+            heq1: Default::default(),
+            inw1: Default::default(),
             n1: Default::default(),
             ok1: Default::default(),
             cand1: Default::default(),
@@ -762,6 +823,7 @@ impl PsnWindow {
             c_w: Constant::new(256u64.into()),
             c_z9: Constant::new(0u64.into()),
             c_z256: Constant::new(0u64.into()),
+            c_one24: Constant::new(1u64.into()),
         }
     }
 }
@@ -770,8 +832,9 @@ impl Logic for PsnWindow {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v1, p1, n1, ok1, cand1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4, p4,
-            w4, ov, op, ow, qa_v, qa_p, qb_v, qb_p, pb_v, pb_p, pb_cand, po_v, po_p, pop_d
+            self, clk, v1, p1, hm1, n1, ok1, cand1, hz2, hz3, hz4, v2, p2, w2, ge2, v3, p3, w3, v4,
+            p4, w4, ov, op, ow, qa_v, qa_p, qb_v, qb_p, pb_v, pb_p, pb_cand, pb_hm, po_v, po_p,
+            pop_d
         );
         self.ram.clk.next = self.clk.val();
         self.ram2.clk.next = self.clk.val();
@@ -813,6 +876,7 @@ impl Logic for PsnWindow {
             self.ram.rd_addr.next = self.ip.val().conn & self.c_mask.val();
             self.v1.d.next = self.take.val();
             self.p1.d.next = self.ip.val();
+            self.hm1.d.next = self.ip.val().psn.get_bits::<24>(8) - self.c_one24.val();
             self.n1.d.next = self.s_axis_pkt_tuser.val();
             self.ok1.d.next = self.iok.val();
             self.cand1.d.next = self.icand.val();
@@ -824,17 +888,28 @@ impl Logic for PsnWindow {
         self.e1.next = self.ram.rd_data.val();
         self.d1.next = self.p1.q.val().psn - self.e1.val().rcv_nxt;
         self.neg1.next = self.d1.val().get_bit(31);
-        self.beyond1.next = !self.neg1.val() & self.d1.val().get_bits::<24>(8).any();
+        // In the window (`d < 256`): `d`'s upper 24 bits are zero, i.e. the PSN's upper bits equal rcv_nxt's,
+        // less one when the lower byte borrows. Equality tests against the PSN's upper bits and their
+        // predecessor (registered with the packet), so acceptance does not wait for the subtraction's carry.
+        self.rn_hi1.next = self.e1.val().rcv_nxt.get_bits::<24>(8);
+        self.ps_hi1.next = self.p1.q.val().psn.get_bits::<24>(8);
+        self.ps_lo1.next = self.p1.q.val().psn.get_bits::<8>(0);
+        self.rn_lo1.next = self.e1.val().rcv_nxt.get_bits::<8>(0);
+        self.heq1.next = self.ps_hi1.val() == self.rn_hi1.val();
+        if self.ps_lo1.val() < self.rn_lo1.val() {
+            self.inw1.next = self.hm1.q.val() == self.rn_hi1.val();
+        } else {
+            self.inw1.next = self.heq1.val();
+        }
+        self.beyond1.next = !self.neg1.val() & !self.inw1.val();
         self.tset.word.next = self.e1.val().bm;
-        self.tset.idx.next = self.p1.q.val().psn.get_bits::<8>(0);
-        self.new1.next =
-            self.cand1.q.val() & !self.neg1.val() & !self.beyond1.val() & !self.tset.hit.val();
+        self.tset.idx.next = self.ps_lo1.val();
+        self.new1.next = self.cand1.q.val() & self.inw1.val() & !self.tset.hit.val();
         self.acc1.next = self.new1.val() & !self.n1.q.val().nack & !self.p1.q.val().drop.any();
         // The bit is set for every new PSN that passes the checks; a duplicate's bit is already set, so the
         // set does not wait for the bit test.
         self.set1.next = self.cand1.q.val()
-            & !self.neg1.val()
-            & !self.beyond1.val()
+            & self.inw1.val()
             & !self.n1.q.val().nack
             & !self.p1.q.val().drop.any();
         self.tset.set.next = self.set1.val();
@@ -847,12 +922,13 @@ impl Logic for PsnWindow {
         self.wi1.next.aux = self.n1.q.val().aux;
         self.wi1.next.cand = self.cand1.q.val();
         self.wi1.next.accepted = self.acc1.val();
-        self.wi1.next.in_order = self.acc1.val() & !self.d1.val().any();
+        self.wi1.next.in_order =
+            self.acc1.val() & self.heq1.val() & (self.ps_lo1.val() == self.rn_lo1.val());
         self.wi1.next.dup = false;
         self.wi1.next.oow = false;
         self.wi1.next.cack = self.e1.val().rcv_nxt;
         self.wi1.next.bitmap = self.tset.word_set.val();
-        if self.cand1.q.val() & (self.neg1.val() | (!self.beyond1.val() & self.tset.hit.val())) {
+        if self.cand1.q.val() & (self.neg1.val() | (self.inw1.val() & self.tset.hit.val())) {
             self.wi1.next.dup = true;
             self.wi1.next.nack = false;
             self.pm1.next.drop = self.c_dup.val();
@@ -933,26 +1009,53 @@ impl Logic for PsnWindow {
         self.e2.next = self.ram2.rd_data.val();
         self.pd.next = self.pb_p.q.val().psn - self.e2.val().rcv_nxt;
         self.pneg.next = self.pd.val().get_bit(31);
-        self.pnear.next = self.pneg.val() & !self.pd.val().get_bits::<23>(8).any();
-        self.pbeyond.next = !self.pneg.val() & self.pd.val().get_bits::<24>(8).any();
+        // As S1: `d`'s upper 24 bits are zero (in the window) or 0x800000 (`pnear`, `d` in
+        // `[2^31, 2^31 + 256)`) when the PSN's upper bits (their predecessor when the lower byte borrows)
+        // equal rcv_nxt's, or all but the top one.
+        self.prn_hi.next = self.e2.val().rcv_nxt.get_bits::<24>(8);
+        self.pps_hi.next = self.pb_p.q.val().psn.get_bits::<24>(8);
+        self.pps_lo.next = self.pb_p.q.val().psn.get_bits::<8>(0);
+        self.prn_lo.next = self.e2.val().rcv_nxt.get_bits::<8>(0);
+        if self.pps_lo.val() < self.prn_lo.val() {
+            self.pax.next = self.pb_hm.q.val();
+        } else {
+            self.pax.next = self.pps_hi.val();
+        }
+        self.pheq.next = self.pax.val().get_bits::<23>(0) == self.prn_hi.val().get_bits::<23>(0);
+        self.pinw.next =
+            self.pheq.val() & (self.pax.val().get_bit(23) == self.prn_hi.val().get_bit(23));
+        self.pnear.next =
+            self.pheq.val() & (self.pax.val().get_bit(23) != self.prn_hi.val().get_bit(23));
+        self.pbeyond.next = !self.pneg.val() & !self.pinw.val();
         self.bsel.word.next = self.e2.val().bm;
-        self.bsel.idx.next = self.pb_p.q.val().psn.get_bits::<8>(0);
+        self.bsel.idx.next = self.pps_lo.val();
         self.pdup.next =
-            self.pb_cand.q.val() & (self.pneg.val() | (!self.pbeyond.val() & self.bsel.hit.val()));
+            self.pb_cand.q.val() & (self.pneg.val() | (self.pinw.val() & self.bsel.hit.val()));
         self.poow.next = self.pb_cand.q.val() & self.pbeyond.val();
         self.infl.q_conn.next = self.pb_p.q.val().conn & self.c_mask.val();
         self.infl.q_psn.next = self.pb_p.q.val().psn;
-        // Undecided while an earlier packet of the connection, classified new, has not written: one with the
+        // Undecided while an earlier packet of the connection, marked new, has not written: one with the
         // same PSN (it may be accepted or not), or any when the word says beyond the window or just past
         // half the PSN space behind (its acceptance may advance rcv_nxt by up to 256).
         self.phold.next = self.pb_cand.q.val()
             & ((!self.pneg.val() & self.infl.hit_psn.val())
                 | ((self.pbeyond.val() | self.pnear.val()) & self.infl.hit_conn.val()));
-        self.pb_go.next = self.pb_v.q.val()
-            & !self.phold.val()
-            & (!self.po_v.q.val() | self.m_axis_pre_tready.val())
-            & !self.infl.full.val();
-        self.padv.next = self.qa_v.q.val() & (!self.pb_v.q.val() | self.pb_go.val());
+        self.pb_free.next = !self.po_v.q.val() | self.m_axis_pre_tready.val();
+        self.pb_go.next = self.pb_v.q.val() & !self.phold.val() & self.pb_free.val();
+        // The queue advances into PB (and into the in-flight ring, when it has room) when PB is empty or leaves
+        // for sure without the word: no in-flight packet of its connection marked new (then it cannot wait).
+        // A packet that leaves after the word's test leaves a bubble behind it, so that the queue's advance
+        // and the RAM's read address are a few levels from registers instead of behind the subtraction
+        // (packets of one connection reach the window at most one per 5 cycles anyway).
+        self.pb_sure.next = self.pb_v.q.val()
+            & !(self.pb_cand.q.val() & self.infl.hit_conn.val())
+            & self.pb_free.val();
+        self.padv.next =
+            self.qa_v.q.val() & (!self.pb_v.q.val() | self.pb_sure.val()) & !self.infl.full.val();
+        // The head's kind: a candidate (its ring entry is marked new, see below).
+        self.qa_cand.next = !self.qa_p.q.val().drop.any()
+            & (self.qa_p.q.val().ptype == self.c_data.val())
+            & !self.qa_p.q.val().trimmed;
         // `pb_p` takes `qa_p` when the pre-classification advances, else it stays (the ring's contract).
         self.infl.nq_take.next = self.padv.val();
         self.infl.nq_conn.next = self.qa_p.q.val().conn & self.c_mask.val();
@@ -982,9 +1085,8 @@ impl Logic for PsnWindow {
         if self.padv.val() {
             self.pb_v.d.next = true;
             self.pb_p.d.next = self.qa_p.q.val();
-            self.pb_cand.d.next = !self.qa_p.q.val().drop.any()
-                & (self.qa_p.q.val().ptype == self.c_data.val())
-                & !self.qa_p.q.val().trimmed;
+            self.pb_hm.d.next = self.qa_p.q.val().psn.get_bits::<24>(8) - self.c_one24.val();
+            self.pb_cand.d.next = self.qa_cand.val();
         } else if self.pb_go.val() {
             self.pb_v.d.next = false;
         }
@@ -995,10 +1097,15 @@ impl Logic for PsnWindow {
         if self.poow.val() {
             self.ppm.next.drop = self.c_oow.val();
         }
-        self.infl.push.next = self.pb_go.val();
-        self.infl.push_conn.next = self.pb_p.q.val().conn & self.c_mask.val();
-        self.infl.push_psn.next = self.pb_p.q.val().psn;
-        self.infl.push_new.next = self.pb_cand.q.val() & !self.pdup.val() & !self.poow.val();
+        // A packet joins the in-flight ring as it enters PB (its own entry is left out of its query while it
+        // is there), marked `new` when it is a candidate: a duplicate's entry only makes a later packet of its
+        // connection wait or leave a bubble, never decide otherwise. So the ring's writes come from registers,
+        // not from PB's decision on the word.
+        self.infl.push.next = self.padv.val();
+        self.infl.push_conn.next = self.qa_p.q.val().conn & self.c_mask.val();
+        self.infl.push_psn.next = self.qa_p.q.val().psn;
+        self.infl.push_new.next = self.qa_cand.val();
+        self.infl.skip_last.next = self.pb_v.q.val();
         if self.m_axis_pre_tready.val() {
             self.po_v.d.next = false;
         }
