@@ -1,6 +1,7 @@
 //! The ACK-delay timer (`rx::ack_timer`, MR-REL-16): deadlines written at random (bursts that fill it, gaps
-//! that drain it) with a random-ready consumer; every trigger must leave in order, not before its deadline,
-//! within two cycles of it when the consumer is ready, with the armed connection's fields, and `arm_room` must
+//! that drain it) with a random-ready consumer; every trigger must leave in order, not before the cycle after
+//! the one in which `now` reached its deadline (the block's comparison is registered) and in that cycle when
+//! the consumer is ready (or within two cycles of the previous trigger, the head's refill), with the armed connection's fields, and `arm_room` must
 //! be low exactly when the FIFO holds `2^ACK_TIMER_LOG` deadlines. Time crosses 2^32 ns. Seed:
 //! `RX_ACK_TIMER_SEED` (printed).
 
@@ -66,6 +67,8 @@ fn mr_rel_16_triggers_leave_in_order_at_their_deadline() {
     let mut burst = false;
     let mut last_pop = 0u64;
     for cycle in 0..40_000u64 {
+        // `now` of the cycle before: the block's registered comparison saw it.
+        let prev_now = now;
         now += 3;
         if rng.below(500) == 0 {
             burst = !burst;
@@ -100,8 +103,8 @@ fn mr_rel_16_triggers_leave_in_order_at_their_deadline() {
         if uut.m_axis_trig_tvalid.val() {
             let (a, due_at) = queued.front().copied().expect("trigger with nothing armed");
             assert!(
-                now >= due_at,
-                "cycle {cycle}: trigger at {now} before deadline {due_at}"
+                prev_now >= due_at,
+                "cycle {cycle}: trigger at {now} (the cycle before: {prev_now}) before deadline {due_at}"
             );
             assert_eq!(uut.m_axis_trig_tdata.val(), trigger_of(&a));
             if uut.m_axis_trig_tready.val() {
@@ -112,7 +115,7 @@ fn mr_rel_16_triggers_leave_in_order_at_their_deadline() {
         } else if let Some(&(_, due_at)) = queued.front() {
             // A reached deadline waits only for the head's refill (two cycles after the previous one left).
             assert!(
-                now < due_at || cycle <= last_pop + 2,
+                prev_now < due_at || cycle <= last_pop + 2,
                 "cycle {cycle}: deadline {due_at} reached at {now}, no trigger"
             );
         }

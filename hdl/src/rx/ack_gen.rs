@@ -119,20 +119,23 @@ impl Logic for SackBase {
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::from(
-            "// d = psn - cack; far: 256 <= d < 2^31; base = cack + 32 * (d / 32 - 7) when far\n\
+            "// d = psn - cack; far: 256 <= d < 2^31; base = cack + 32 * (d / 32 - 7) when far, formed from the\n\
+             // operands beside the subtraction: cack + 32 * (d / 32) = psn - d[4:0] = {psn[31:5], cack[4:0]}, less 32\n\
+             // when the low 5 bits borrow\n\
              /* verilator lint_off UNUSEDSIGNAL */ // d[4:0]: only whole 32-PSN words matter\n\
              wire [31:0] d = psn - cack;\n\
              /* verilator lint_on UNUSEDSIGNAL */\n\
              wire far = ~d[31] & (|d[30:8]);\n\
-             wire [26:0] q = d[31:5] - 27'd7;\n\
+             wire [31:0] pw = {psn[31:5], cack[4:0]};\n\
+             wire [31:0] b_far = (psn[4:0] < cack[4:0]) ? pw - 32'd256 : pw - 32'd224;\n\
+             // word j lies below cack + 256 iff d / 32 - 7 + j <= 7, i.e. d / 32 <= 14 - j (d / 32 >= 8 when far)\n\
              always @(*) begin\n\
-             \x20  base = far ? cack + {q, 5'd0} : cack;\n\
-             \x20  wmask[0] = ~far | (q[26:3] == 24'd0);\n",
+             \x20  base = far ? b_far : cack;\n",
         );
-        for j in 1..8 {
+        for j in 0..8 {
             v.push_str(&format!(
-                "   wmask[{j}] = ~far | ((q[26:3] == 24'd0) & (q[2:0] <= 3'd{}));\n",
-                7 - j
+                "   wmask[{j}] = ~far | ((d[30:9] == 22'd0) & (d[8:5] <= 4'd{}));\n",
+                14 - j
             ));
         }
         v.push_str("end\n");

@@ -19,9 +19,9 @@
 //! late one.
 //!
 //! Timing: a deadline is compared with the low 32 bits of `now` modulo 2^32 (`now - deadline` below 2^31:
-//! reached), so deadlines up to 2.1 s ahead compare correctly; the trigger leaves the cycle after the deadline
-//! is reached at the earliest (the FIFO's registered read and the head register), then takes the window's and
-//! the generator's latency.
+//! reached), so deadlines up to 2.1 s ahead compare correctly. The comparison is registered: the head leaves
+//! in the cycle after the one in which `now` reached its deadline (a head is compared in the cycle it is
+//! loaded), then takes the window's and the generator's latency.
 //!
 //! Ports: `arm_wr_en` / `arm_wr_data` (`AckArm`) / `arm_room` (a FIFO write port: `arm_room` comes from
 //! registers, and the generator writes only while it is high) → `m_axis_trig_{tdata: PktMeta, tvalid, tready}`
@@ -97,7 +97,9 @@ pub struct AckTimer {
     h: DFF<AckArm>,
     cnt: Signal<Local, Bits<7>>,
     push: Signal<Local, Bit>,
+    nd: Signal<Local, Bits<32>>,
     late: Signal<Local, Bits<32>>,
+    reached: DFF<Bit>,
     due: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     trig: Signal<Local, PktMeta>,
@@ -129,7 +131,9 @@ impl Default for AckTimer {
             h: Default::default(),
             cnt: Default::default(),
             push: Default::default(),
+            nd: Default::default(),
             late: Default::default(),
+            reached: Default::default(),
             due: Default::default(),
             pop: Default::default(),
             trig: Default::default(),
@@ -145,7 +149,7 @@ impl Default for AckTimer {
 impl Logic for AckTimer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, wp, rp, rd, occ, hv, h);
+        dff_setup!(self, clk, wp, rp, rd, occ, hv, h, reached);
         self.ram.clk.next = self.clk.val();
 
         // Write side: one deadline per cycle while fewer than 2^ACK_TIMER_LOG are held (RAM, read in flight
@@ -160,9 +164,17 @@ impl Logic for AckTimer {
             self.wp.d.next = self.wp.q.val() + self.k_one.val();
         }
 
-        // Head: due when `now` has reached its deadline (mod 2^32).
-        self.late.next = self.now.val().get_bits::<32>(0) - self.h.q.val().deadline;
-        self.due.next = self.hv.q.val() & !self.late.val().get_bit(31);
+        // Head: due when `now` had reached its deadline (mod 2^32) in the cycle before. The comparison is
+        // registered, made on the next cycle's head (the word loaded, else the head as it is), so that the
+        // trigger's valid is not behind a 32-bit subtraction.
+        if self.rd.q.val() {
+            self.nd.next = self.ram.rd_data.val().deadline;
+        } else {
+            self.nd.next = self.h.q.val().deadline;
+        }
+        self.late.next = self.now.val().get_bits::<32>(0) - self.nd.val();
+        self.reached.d.next = !self.late.val().get_bit(31);
+        self.due.next = self.hv.q.val() & self.reached.q.val();
         self.pop.next = self.due.val() & self.m_axis_trig_tready.val();
         if self.pop.val() {
             self.hv.d.next = false;

@@ -315,7 +315,7 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     is_send: Signal<Local, Bit>,
     examined: Signal<Local, Bit>,
     too_far: Signal<Local, Bit>,
-    bad_off: Signal<Local, Bit>,
+    bad_off: DFF<Bit>,
     rqe: Signal<Local, Bits<256>>,
     log16: Zext<4, 16>,
     slot64: Zext<16, 64>,
@@ -580,7 +580,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
         dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done, fl_pend, fl_qp, fl_turn);
-        dff_setup!(self, clk, is_pop, is_fl, is_pf, is_ci);
+        dff_setup!(self, clk, is_pop, is_fl, is_pf, is_ci, bad_off);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -781,7 +781,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.too_far.next = self.x_k.o.val() > (self.x_size.o.val() + self.x_max.o.val());
         self.x_mlen.i.next = self.meta.q.val().msg_len;
         self.x_plen.i.next = self.meta.q.val().payload_len;
-        self.bad_off.next = (self.meta.q.val().addr > self.x_mlen.o.val())
+        // Registered every cycle: the packet's fields are in `meta` from S1 on, the test is read at S4 (its two
+        // 64-bit carry chains stay off the S4 decision).
+        self.bad_off.d.next = (self.meta.q.val().addr > self.x_mlen.o.val())
             | (self.x_plen.o.val() > (self.x_mlen.o.val() - self.meta.q.val().addr));
         self.op.next = self.meta.q.val().opcode;
         self.is_send.next = (self.op.val() == self.k_op_send.v.val())
@@ -901,7 +903,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 self.opend.d.next = true;
                 if self.examined.val() & self.is_send.val() {
                     self.chk.d.next.rqe_index = self.idx.val();
-                    if self.bad_off.val() {
+                    if self.bad_off.q.val() {
                         self.chk.d.next.nack = true;
                         self.chk.d.next.fail = true;
                         self.chk.d.next.code = self.k_nack_invalid.v.val();
