@@ -21,7 +21,8 @@
 //! Division by zero (never requested by NSCC, whose divisors are >= 1): nothing is skipped (`k = N / 4`), the
 //! quotient is all ones and the remainder is the low `M` bits of the dividend (what the recurrence gives).
 //!
-//! Logic depth: `R` chained `(M+1)`-bit compare-subtract steps per cycle (a carry chain each); the
+//! Logic depth: one `(M+3)`-bit radix-4 compare-subtract step per cycle with `R` = 2 (three subtractions side
+//! by side, see the Verilog), else `R` chained `(M+1)`-bit compare-subtract steps (a carry chain each); the
 //! normalisation steps are two flat nibble priority encoders, then a comparison and a subtraction, then two
 //! shifts by a multiple of 4 (17-way selects).
 
@@ -268,6 +269,69 @@ impl<const N: usize, const M: usize> Logic for Divider<N, M> {
         } else {
             format!("rem_al[{M}:0]")
         };
+        // The iteration. Two bits per cycle: one radix-4 step, `t = 4 rem + next two bits` compared with
+        // the divisor times 1, 2 and 3 side by side (3 x divisor registered in the first normalisation
+        // step), the largest multiple not above `t` subtracted: the two restoring steps' quotient bits and
+        // remainder (`rem < divisor` after every step, so `t < 4 x divisor`), with one carry chain in a
+        // cycle's path instead of two in series. A zero divisor gives digit 3 and `rem` shifted, as the
+        // restoring steps do. Otherwise `R` chained restoring steps.
+        let (iter, dv3_decl, dv3_load) = if r == 2 {
+            (
+                format!(
+                    "\
+wire [{m1p1}:0] t4 = {{rem_q[{m1}:0], quo_q[{n1}], quo_q[{n2}]}};
+wire [{m2}:0] s1 = {{1'b0, t4}} - {{3'b000, dv_q}};
+wire [{m2}:0] s2 = {{1'b0, t4}} - {{2'b00, dv_q, 1'b0}};
+wire [{m2}:0] s3 = {{1'b0, t4}} - {{1'b0, dv3_q}};
+always @(*) begin
+   quo_n = {{quo_q[{n3}:0], ~s2[{m2}], ~s3[{m2}] | (s2[{m2}] & ~s1[{m2}])}};
+   if (~s3[{m2}])
+      rem_n = s3[{m}:0];
+   else if (~s2[{m2}])
+      rem_n = s2[{m}:0];
+   else if (~s1[{m2}])
+      rem_n = s1[{m}:0];
+   else
+      rem_n = t4[{m}:0];
+end
+",
+                    m = M,
+                    m1 = M - 1,
+                    m1p1 = M + 1,
+                    m2 = M + 2,
+                    n1 = N - 1,
+                    n2 = N - 2,
+                    n3 = N - 3,
+                ),
+                format!("reg [{}:0] dv3_q;\n", M + 1),
+                "      dv3_q <= {1'b0, dv_q, 1'b0} + {2'b00, dv_q};\n".to_string(),
+            )
+        } else {
+            (
+                format!(
+                    "\
+integer k;
+always @(*) begin
+   rem_n = rem_q;
+   quo_n = quo_q;
+   for (k = 0; k < {r}; k = k + 1) begin
+      rem_n = {{rem_n[{m1}:0], quo_n[{n1}]}};
+      quo_n = {{quo_n[{n2}:0], 1'b0}};
+      if (rem_n >= {{1'b0, dv_q}}) begin
+         rem_n = rem_n - {{1'b0, dv_q}};
+         quo_n[0] = 1'b1;
+      end
+   end
+end
+",
+                    m1 = M - 1,
+                    n1 = N - 1,
+                    n2 = N - 2,
+                ),
+                String::new(),
+                String::new(),
+            )
+        };
         Verilog::Custom(format!(
             "\
 // Restoring division, {r} quotient bit(s) per cycle, at most {steps} iterations after three normalisation steps.
@@ -285,21 +349,8 @@ reg [{k1}:0] hd_q;
 reg dz_q;
 reg [{m}:0] rem_n;
 reg [{n1}:0] quo_n;
-wire [{dn4}:0] dv_pad = {dv_pad};
-integer k;
-always @(*) begin
-   rem_n = rem_q;
-   quo_n = quo_q;
-   for (k = 0; k < {r}; k = k + 1) begin
-      rem_n = {{rem_n[{m1}:0], quo_n[{n1}]}};
-      quo_n = {{quo_n[{n2}:0], 1'b0}};
-      if (rem_n >= {{1'b0, dv_q}}) begin
-         rem_n = rem_n - {{1'b0, dv_q}};
-         quo_n[0] = 1'b1;
-      end
-   end
-end
-// Significant nibbles of the dividend; index of the divisor's highest non-zero nibble.
+{dv3_decl}wire [{dn4}:0] dv_pad = {dv_pad};
+{iter}// Significant nibbles of the dividend; index of the divisor's highest non-zero nibble.
 {enc}// The dividend with its leading nibbles (below the divisor) as the first remainder.
 wire [{n1}:0] rem_al = quo_q >> {{nib_q, 2'b00}};
 always @(posedge clk) begin
@@ -326,7 +377,7 @@ always @(posedge clk) begin
       na_q <= na_n;
       hd_q <= hd_n;
       dz_q <= ~|hd_z;
-   end else if (sub_q) begin
+{dv3_load}   end else if (sub_q) begin
       // Second step: the nibbles the iterations need (all for a zero divisor).
       sub_q <= 1'b0;
       align_q <= 1'b1;
@@ -373,7 +424,6 @@ always @(*) busy = busy_q | size_q | sub_q | align_q;
             m1p1 = M + 1,
             n = N,
             n1 = N - 1,
-            n2 = N - 2,
             c1 = cw - 1,
             k1 = kw - 1,
             dn4 = 4 * dnibs - 1,

@@ -172,10 +172,15 @@ pub struct NsccUnit {
     zx_min: Signal<Local, Zx32>,
     zx_lastd: Signal<Local, Zx32>,
     dt_min: Signal<Local, Bits<64>>,
-    dt_md: Signal<Local, Bits<64>>,
-    srtt_or_base: Signal<Local, Bits<64>>,
-    /// `md_valid && now - last_md < srtt (or the base RTT)`, registered: taken in DECIDE, one cycle after
-    /// DELAY, which changes none of its inputs, so it is that cycle's value (MR-CC-10's once per srtt).
+    md_ge: DFF<Bit>,
+    md_dt: DFF<Bits<64>>,
+    md_lt_s: Signal<Local, Bit>,
+    md_lt_b: Signal<Local, Bit>,
+    md_lt: Signal<Local, Bit>,
+    md_nz: Signal<Local, Bit>,
+    /// `md_valid && now - last_md < srtt (or the base RTT)`, registered: taken in DECIDE, computed in DELAY
+    /// from `md_ge` / `md_dt` (registered in SAMPLE) and `srtt` (set at the end of SAMPLE), none of which
+    /// DELAY changes, so it is that cycle's value (MR-CC-10's once per srtt).
     md_recent: DFF<Bit>,
     sum: Signal<Local, Bits<64>>,
     two_t: Signal<Local, Bits<64>>,
@@ -265,8 +270,12 @@ impl Default for NsccUnit {
             zx_min: Default::default(),
             zx_lastd: Default::default(),
             dt_min: Default::default(),
-            dt_md: Default::default(),
-            srtt_or_base: Default::default(),
+            md_ge: Default::default(),
+            md_dt: Default::default(),
+            md_lt_s: Default::default(),
+            md_lt_b: Default::default(),
+            md_lt: Default::default(),
+            md_nz: Default::default(),
             md_recent: Default::default(),
             sum: Default::default(),
             two_t: Default::default(),
@@ -310,7 +319,7 @@ impl Logic for NsccUnit {
             min_rtt, last_d, min_stamp, last_md, md_valid, dly, dec, quad, repath_r, gap_r, done_r,
             op_a0, op_b0, op_a1, op_b1, dv0, dv1
         );
-        dff_setup!(self, clk, md_recent);
+        dff_setup!(self, clk, md_recent, md_ge, md_dt);
         self.mul0.clk.next = self.clk.val();
         self.mul1.clk.next = self.clk.val();
         self.div0.clk.next = self.clk.val();
@@ -343,15 +352,27 @@ impl Logic for NsccUnit {
         if self.now_r.q.val() >= self.min_stamp.q.val() {
             self.dt_min.next = self.now_r.q.val() - self.min_stamp.q.val();
         }
-        self.dt_md.next = self.k_zero64.val();
-        if self.now_r.q.val() >= self.last_md.q.val() {
-            self.dt_md.next = self.now_r.q.val() - self.last_md.q.val();
-        }
-        self.srtt_or_base.next = self.srtt.q.val();
+        // `now - last_md` (saturating) `< srtt`, in two registered steps: the event's time and `last_md` are
+        // set from SAMPLE on, `srtt` at the end of SAMPLE, and DECIDE reads the result. `md_ge` / `md_dt` are
+        // `now >= last_md` and `now - last_md` (a cycle behind), `md_recent` the comparison on them.
+        self.md_ge.d.next = self.now_r.q.val() >= self.last_md.q.val();
+        self.md_dt.d.next = self.now_r.q.val() - self.last_md.q.val();
+        // (a saturated difference, 0, is below srtt unless srtt is 0; the difference is compared with srtt and
+        // with the base RTT side by side, the zero test on srtt choosing, so no comparison waits for a select)
+        self.md_lt_s.next = self.md_dt.q.val() < self.srtt.q.val();
+        self.md_lt_b.next = self.md_dt.q.val() < self.cfg_base_rtt_ns.val();
         if self.srtt.q.val() == self.k_zero64.val() {
-            self.srtt_or_base.next = self.cfg_base_rtt_ns.val();
+            self.md_lt.next = self.md_lt_b.val();
+            self.md_nz.next = self.cfg_base_rtt_ns.val() != self.k_zero64.val();
+        } else {
+            self.md_lt.next = self.md_lt_s.val();
+            self.md_nz.next = true;
         }
-        self.md_recent.d.next = self.md_valid.q.val() && self.dt_md.val() < self.srtt_or_base.val();
+        if self.md_ge.q.val() {
+            self.md_recent.d.next = self.md_valid.q.val() && self.md_lt.val();
+        } else {
+            self.md_recent.d.next = self.md_valid.q.val() && self.md_nz.val();
+        }
         self.sum.next = self.cwnd.q.val() + self.div0.quotient.val();
         self.two_t.next = self.cfg_target_ns.val() + self.cfg_target_ns.val();
         self.done_r.d.next = false;

@@ -411,6 +411,10 @@ pub struct SenderEngine {
     /// The time the request in `req` became eligible: the later of its arrival and the connection's pacing
     /// time (taken in `GEv`, before the pacing time is disarmed).
     g_elig: DFF<Bits<32>>,
+    /// GEv's `rnr_block` and `pace_near`, read in GDec.
+    g_rnr: DFF<Bit>,
+    /// (See `g_rnr`.)
+    g_near: DFF<Bit>,
     g_conn: DFF<Bits<16>>,
     /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback and timers wait
     /// for it, so the report is not held behind a long command (the transmit path waits for its handshake).
@@ -541,6 +545,7 @@ pub struct SenderEngine {
     l_cmd_ok: Signal<Local, Bit>,
     lost_idle: Signal<Local, Bit>,
     rnr_block: Signal<Local, Bit>,
+    pace_near: Signal<Local, Bit>,
     k_code_access: Constant<Bits<8>>,
     k_code_invalid: Constant<Bits<8>>,
     k_code_unsup: Constant<Bits<8>>,
@@ -681,6 +686,8 @@ impl SenderEngine {
             req_seen_at: Default::default(),
             req_at: Default::default(),
             g_elig: Default::default(),
+            g_rnr: Default::default(),
+            g_near: Default::default(),
             g_conn: Default::default(),
             sent_wait: Default::default(),
             held_v: Default::default(),
@@ -793,6 +800,7 @@ impl SenderEngine {
             l_cmd_ok: Default::default(),
             lost_idle: Default::default(),
             rnr_block: Default::default(),
+            pace_near: Default::default(),
             k_code_access: Constant::new((NackCode::Access as u64).to_bits()),
             k_code_invalid: Constant::new((NackCode::Invalid as u64).to_bits()),
             k_code_unsup: Constant::new((NackCode::Unsupported as u64).to_bits()),
@@ -875,6 +883,8 @@ impl Logic for SenderEngine {
             req_seen_at,
             req_at,
             g_elig,
+            g_rnr,
+            g_near,
             spare,
             reo_ge,
             reo_ge16
@@ -1294,6 +1304,9 @@ impl Logic for SenderEngine {
         self.rnr_block.next = self.req.q.val().rtx
             && self.est_l.val().rnr_armed
             && (self.now32.val() - self.est_l.val().rnr_until) >= self.k_half.val();
+        // The pacing time is at most the hold ahead (`cfg_pace_hold_ns`).
+        self.pace_near.next =
+            (self.est_l.val().next_tx - self.now32.val()) <= self.cfg_pace_hold_ns.val();
         if self.m_axis_gate_resp_tready.val() {
             self.resp_valid.d.next = false;
         }
@@ -1782,6 +1795,10 @@ impl Logic for SenderEngine {
                 {
                     self.g_elig.d.next = self.est_l.val().next_tx;
                 }
+                // GDec's tests on `now`, made here on the same state (the gate's `retry_at` is this `next_tx`
+                // when it is not 0), a cycle early, so that GDec's decision does not wait for their carries.
+                self.g_rnr.d.next = self.rnr_block.val();
+                self.g_near.d.next = self.pace_near.val();
                 // Disarm pacing and the RNR hold once now has passed them (see cc::gate).
                 self.est.d.next = self.est_l.val();
                 if self.est_l.val().pace_armed && self.since.val() < self.k_half.val() {
@@ -1804,7 +1821,7 @@ impl Logic for SenderEngine {
                     self.resp.d.next.allow = false;
                     self.resp.d.next.retry_at = self.k_zero32.val();
                     self.resp.d.next.skip = self.req.q.val().rtx;
-                } else if self.rnr_block.val() {
+                } else if self.g_rnr.q.val() {
                     self.resp.d.next.allow = false;
                     self.resp.d.next.retry_at = self.est_l.val().rnr_until;
                 } else if self.gate.resp.val().allow && !self.req.q.val().rtx && !self.slot_ok.val()
@@ -1834,8 +1851,7 @@ impl Logic for SenderEngine {
                     }
                     self.state.d.next = EngState::GCh;
                 } else if self.gate.resp.val().retry_at != self.k_zero32.val()
-                    && (self.gate.resp.val().retry_at - self.now32.val())
-                        <= self.cfg_pace_hold_ns.val()
+                    && self.g_near.q.val()
                 {
                     // Refused by pacing alone, and its time is near: held, not answered (MR-CC-2).
                     self.held_v.d.next = true;
