@@ -14,7 +14,9 @@
 //!   connection delays other connections' new WRs until it releases one (head-of-line; entries in the table
 //!   keep flowing).
 //! * Free entries: a counter hands out never-used entries first, then a FIFO (in RAM) of released ones; the
-//!   next free entry is always prefetched into `alloc_idx` (`alloc_v`), taken with `alloc_take`.
+//!   next free entry is always prefetched into `alloc_idx` (`alloc_v`), taken with `alloc_take`. A release
+//!   (`free_en`, `free_idx`) is registered before it reaches the FIFO (the scheduler decides it late in its
+//!   cycle), so a released entry is handed out again a cycle later at the earliest.
 //!
 //! Every RAM has one write and one registered read port (1-cycle latency, read-first); the scheduler owns all
 //! ports and runs one operation at a time, each read issued after the previous operation's writes, so no
@@ -88,6 +90,10 @@ pub struct MsgTable {
     f_wp: DFF<Bits<16>>,
     f_rp: DFF<Bits<16>>,
     f_cnt: DFF<Bits<17>>,
+    /// A release, registered.
+    fr_v: DFF<Bit>,
+    /// Its entry.
+    fr_i: DFF<Bits<16>>,
     avail: DFF<Bits<16>>,
     avail_v: DFF<Bit>,
     loading: DFF<Bit>,
@@ -148,6 +154,8 @@ impl MsgTable {
             f_wp: Default::default(),
             f_rp: Default::default(),
             f_cnt: Default::default(),
+            fr_v: Default::default(),
+            fr_i: Default::default(),
             avail: Default::default(),
             avail_v: Default::default(),
             loading: Default::default(),
@@ -175,7 +183,7 @@ impl MsgTable {
 impl Logic for MsgTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, fresh, f_wp, f_rp, f_cnt, avail, avail_v, loading);
+        dff_setup!(self, clk, fresh, f_wp, f_rp, f_cnt, avail, avail_v, loading, fr_v, fr_i);
         self.conn.clk.next = self.clk.val();
         self.peer.clk.next = self.clk.val();
         self.msg.clk.next = self.clk.val();
@@ -219,9 +227,11 @@ impl Logic for MsgTable {
         self.next.wr_addr.next = self.next_wr_addr.val();
         self.next.wr_data.next = self.next_wr_data.val();
         // Allocator.
-        self.freeq.wr_en.next = self.free_en.val();
+        self.fr_v.d.next = self.free_en.val();
+        self.fr_i.d.next = self.free_idx.val();
+        self.freeq.wr_en.next = self.fr_v.q.val();
         self.freeq.wr_addr.next = self.f_wp.q.val();
-        self.freeq.wr_data.next = self.free_idx.val();
+        self.freeq.wr_data.next = self.fr_i.q.val();
         self.freeq.rd_addr.next = self.f_rp.q.val();
         self.alloc_v.next = self.avail_v.q.val();
         self.alloc_idx.next = self.avail.q.val();
@@ -242,16 +252,16 @@ impl Logic for MsgTable {
                 self.loading.d.next = true;
             }
         }
-        if self.free_en.val() {
+        if self.fr_v.q.val() {
             self.f_wp.d.next = (self.f_wp.q.val() + self.c_one16.val()) & self.c_pmask.val();
         }
         if self.f_pop.val() {
             self.f_rp.d.next = (self.f_rp.q.val() + self.c_one16.val()) & self.c_pmask.val();
         }
-        if self.free_en.val() & !self.f_pop.val() {
+        if self.fr_v.q.val() & !self.f_pop.val() {
             self.f_cnt.d.next = self.f_cnt.q.val() + self.c_one17.val();
         }
-        if !self.free_en.val() & self.f_pop.val() {
+        if !self.fr_v.q.val() & self.f_pop.val() {
             self.f_cnt.d.next = self.f_cnt.q.val() - self.c_one17.val();
         }
         if self.rst.val() {
@@ -259,6 +269,7 @@ impl Logic for MsgTable {
             self.f_wp.d.next = self.c_z16.val();
             self.f_rp.d.next = self.c_z16.val();
             self.f_cnt.d.next = self.c_z17.val();
+            self.fr_v.d.next = false;
             self.avail_v.d.next = false;
             self.loading.d.next = false;
         }

@@ -95,6 +95,7 @@ enum SchedState {
     CplOut,
     RelChk,
     OpenWr,
+    RtxChk,
 }
 
 /// The scheduler with its message table and segmentation function.
@@ -299,8 +300,8 @@ pub struct Scheduler {
     d_win: Signal<Local, Bits<32>>,
     w_len: Signal<Local, Bits<32>>,
     d_rel: Signal<Local, Bits<32>>,
-    d_first: Signal<Local, Bits<32>>,
-    m_span: Signal<Local, Bits<32>>,
+    d_first: DFF<Bits<32>>,
+    m_span: DFF<Bits<32>>,
     d_now: Signal<Local, Bits<32>>,
     d_rnow: Signal<Local, Bits<32>>,
     npk: Signal<Local, Bits<32>>,
@@ -538,7 +539,7 @@ impl Logic for Scheduler {
             pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rwait,
             rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
         );
-        dff_setup!(self, clk, cont, ctxw_seen, quiet);
+        dff_setup!(self, clk, cont, ctxw_seen, quiet, d_first, m_span);
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
         self.seg.clk.next = self.clk.val();
@@ -594,8 +595,9 @@ impl Logic for Scheduler {
         self.w_len.next = self.cs.q.val().nxt - self.cs.q.val().una;
         self.d_rel.next =
             self.cs_n.q.val().una - self.mtab.msg_rd_data.val().last_psn - self.c_one32.val();
-        self.d_first.next = self.psn.q.val() - self.mtab.msg_rd_data.val().first_psn;
-        self.m_span.next =
+        // The retransmission's PSN against the message just read, registered for `RtxChk`.
+        self.d_first.d.next = self.psn.q.val() - self.mtab.msg_rd_data.val().first_psn;
+        self.m_span.d.next =
             self.mtab.msg_rd_data.val().last_psn - self.mtab.msg_rd_data.val().first_psn;
         self.d_now.next =
             self.now32.val() + self.cfg_retry_lead_ns.val() - self.cs.q.val().retry_at;
@@ -988,18 +990,8 @@ impl Logic for Scheduler {
                         self.st.d.next = SchedState::WrConn;
                     }
                 } else if self.op.q.val() == self.c_op_rtx.val() {
-                    if self.mtab.msg_rd_data.val().started
-                        & (self.mtab.msg_rd_data.val().status == self.c_z8.val())
-                        & (self.d_first.val() <= self.m_span.val())
-                    {
-                        self.st.d.next = SchedState::Seg1;
-                    } else if self.mi.q.val() == self.cs.q.val().tail {
-                        self.rtx_hold.d.next = false;
-                        self.st.d.next = SchedState::Idle;
-                    } else {
-                        self.mi.d.next = self.mtab.next_rd_data.val();
-                        self.st.d.next = SchedState::RdMsg;
-                    }
+                    // Is the PSN in this message? Decided on registered differences in `RtxChk`.
+                    self.st.d.next = SchedState::RtxChk;
                 } else if !self.mtab.msg_rd_data.val().started {
                     // New data: the message starts now (MR-WIRE-30).
                     self.m_n.d.next.started = true;
@@ -1041,6 +1033,21 @@ impl Logic for Scheduler {
                     }
                 } else {
                     self.st.d.next = SchedState::Seg1;
+                }
+            }
+            SchedState::RtxChk => {
+                // `m` and `nx` hold the message word and its successor read in `GotMsg`.
+                if self.m.q.val().started
+                    & (self.m.q.val().status == self.c_z8.val())
+                    & (self.d_first.q.val() <= self.m_span.q.val())
+                {
+                    self.st.d.next = SchedState::Seg1;
+                } else if self.mi.q.val() == self.cs.q.val().tail {
+                    self.rtx_hold.d.next = false;
+                    self.st.d.next = SchedState::Idle;
+                } else {
+                    self.mi.d.next = self.nx.q.val();
+                    self.st.d.next = SchedState::RdMsg;
                 }
             }
             SchedState::ErrWr => {
