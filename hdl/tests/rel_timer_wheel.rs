@@ -15,7 +15,7 @@
 
 use metaroce_hdl::rel::timer_wheel::{TimerArm, TimerWheel, TICK_NS};
 use rust_hdl::prelude::*;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 mod support;
 use support::{iters, seed, Rng};
@@ -76,7 +76,8 @@ struct Tb {
     u: TimerWheel,
     rng: Rng,
     now: u64,
-    reference: HashMap<u64, Dl>,
+    /// The armed deadlines (ordered, so that a key drawn by index replays from the seed).
+    reference: BTreeMap<u64, Dl>,
     /// Handshaken arm, not yet in effect: (conn masked, absolute deadline, en), and the handshake's cycle.
     pending: Option<(u64, u64, bool)>,
     pending_since: u64,
@@ -268,7 +269,7 @@ fn new_tb(seed: u64, start: u64) -> Tb {
         u,
         rng: Rng(seed),
         now: start,
-        reference: HashMap::new(),
+        reference: BTreeMap::new(),
         pending: None,
         pending_since: 0,
         offer: None,
