@@ -526,30 +526,6 @@ pub struct SenderEngine {
     srtt_reo: Signal<Local, Bits<32>>,
     rd_l: Signal<Local, Zx16n>,
     rd32: Signal<Local, Bits<32>>,
-    /// `max(cfg_reorder_distance, 16)`, registered.
-    rd_q: DFF<Bits<32>>,
-    srtt32: Signal<Local, Bits<32>>,
-    rs1: Signal<Local, Bits<32>>,
-    rm1: Signal<Local, Bits<32>>,
-    rc1: Signal<Local, Bits<32>>,
-    rs2: Signal<Local, Bits<32>>,
-    rm2: Signal<Local, Bits<32>>,
-    rc2: Signal<Local, Bits<32>>,
-    rs3: Signal<Local, Bits<32>>,
-    rm3: Signal<Local, Bits<32>>,
-    rc3: Signal<Local, Bits<32>>,
-    rs4: Signal<Local, Bits<32>>,
-    rm4: Signal<Local, Bits<32>>,
-    rc4: Signal<Local, Bits<32>>,
-    ds1: Signal<Local, Bits<32>>,
-    dm1: Signal<Local, Bits<32>>,
-    dc1: Signal<Local, Bits<32>>,
-    ds2: Signal<Local, Bits<32>>,
-    dm2: Signal<Local, Bits<32>>,
-    dc2: Signal<Local, Bits<32>>,
-    ds3: Signal<Local, Bits<32>>,
-    dm3: Signal<Local, Bits<32>>,
-    dc3: Signal<Local, Bits<32>>,
     dw0: Signal<Local, Bits<32>>,
     dw1: Signal<Local, Bits<32>>,
     dw2: Signal<Local, Bits<32>>,
@@ -805,29 +781,6 @@ impl SenderEngine {
             srtt_reo: Default::default(),
             rd_l: Default::default(),
             rd32: Default::default(),
-            rd_q: Default::default(),
-            srtt32: Default::default(),
-            rs1: Default::default(),
-            rm1: Default::default(),
-            rc1: Default::default(),
-            rs2: Default::default(),
-            rm2: Default::default(),
-            rc2: Default::default(),
-            rs3: Default::default(),
-            rm3: Default::default(),
-            rc3: Default::default(),
-            rs4: Default::default(),
-            rm4: Default::default(),
-            rc4: Default::default(),
-            ds1: Default::default(),
-            dm1: Default::default(),
-            dc1: Default::default(),
-            ds2: Default::default(),
-            dm2: Default::default(),
-            dc2: Default::default(),
-            ds3: Default::default(),
-            dm3: Default::default(),
-            dc3: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
             dw2: Default::default(),
@@ -932,7 +885,6 @@ impl Logic for SenderEngine {
             g_elig,
             g_rnr,
             g_near,
-            rd_q,
             spare,
             reo_ge,
             reo_ge16
@@ -1044,14 +996,12 @@ impl Logic for SenderEngine {
         self.rw2.next = self.k_zero32.val();
         self.rw3.next = self.k_zero32.val();
         self.rw4.next = self.k_zero32.val();
-        // (`max(reorder_distance, 16)` is registered: a configuration value, taken a cycle after it is set.)
         self.rd_l.next.lo = self.cfg_reorder_distance.val();
         if self.cfg_reorder_distance.val() < self.k_sixteen16.val() {
             self.rd_l.next.lo = self.k_sixteen16.val();
         }
         self.rd_l.next.hi = self.k_zero16.val();
-        self.rd_q.d.next = self.rd_l.val().into();
-        self.rd32.next = self.rd_q.q.val();
+        self.rd32.next = self.rd_l.val().into();
         self.dw0.next = self.k_zero32.val();
         self.dw1.next = self.k_zero32.val();
         self.dw2.next = self.k_zero32.val();
@@ -1077,46 +1027,14 @@ impl Logic for SenderEngine {
             self.rw4.next = self.reo_q.q.val() << 4;
             self.dw4.next = self.rd32.val() << 4;
         }
-        // The sums through carry-save steps (`a + b + c = (a ^ b ^ c) + 2 maj(a, b, c)`), so that one carry
-        // chain ends each instead of one per term.
-        self.srtt32.next = self.srtt_q.q.val().get_bits::<32>(0);
-        self.rs1.next = self.srtt32.val() ^ self.rw0.val() ^ self.rw1.val();
-        self.rm1.next = (self.srtt32.val() & self.rw0.val())
-            | (self.srtt32.val() & self.rw1.val())
-            | (self.rw0.val() & self.rw1.val());
-        self.rc1.next = self.rm1.val() << 1;
-        self.rs2.next = self.rw2.val() ^ self.rw3.val() ^ self.rw4.val();
-        self.rm2.next = (self.rw2.val() & self.rw3.val())
-            | (self.rw2.val() & self.rw4.val())
-            | (self.rw3.val() & self.rw4.val());
-        self.rc2.next = self.rm2.val() << 1;
-        self.rs3.next = self.rs1.val() ^ self.rc1.val() ^ self.rs2.val();
-        self.rm3.next = (self.rs1.val() & self.rc1.val())
-            | (self.rs1.val() & self.rs2.val())
-            | (self.rc1.val() & self.rs2.val());
-        self.rc3.next = self.rm3.val() << 1;
-        self.rs4.next = self.rs3.val() ^ self.rc3.val() ^ self.rc2.val();
-        self.rm4.next = (self.rs3.val() & self.rc3.val())
-            | (self.rs3.val() & self.rc2.val())
-            | (self.rc3.val() & self.rc2.val());
-        self.rc4.next = self.rm4.val() << 1;
-        self.srtt_reo.next = self.rs4.val() + self.rc4.val();
-        self.ds1.next = self.dw0.val() ^ self.dw1.val() ^ self.dw2.val();
-        self.dm1.next = (self.dw0.val() & self.dw1.val())
-            | (self.dw0.val() & self.dw2.val())
-            | (self.dw1.val() & self.dw2.val());
-        self.dc1.next = self.dm1.val() << 1;
-        self.ds2.next = self.ds1.val() ^ self.dc1.val() ^ self.dw3.val();
-        self.dm2.next = (self.ds1.val() & self.dc1.val())
-            | (self.ds1.val() & self.dw3.val())
-            | (self.dc1.val() & self.dw3.val());
-        self.dc2.next = self.dm2.val() << 1;
-        self.ds3.next = self.ds2.val() ^ self.dc2.val() ^ self.dw4.val();
-        self.dm3.next = (self.ds2.val() & self.dc2.val())
-            | (self.ds2.val() & self.dw4.val())
-            | (self.dc2.val() & self.dw4.val());
-        self.dc3.next = self.dm3.val() << 1;
-        self.dist_l.next = self.ds3.val() + self.dc3.val();
+        self.srtt_reo.next = self.srtt_q.q.val().get_bits::<32>(0)
+            + self.rw0.val()
+            + self.rw1.val()
+            + self.rw2.val()
+            + self.rw3.val()
+            + self.rw4.val();
+        self.dist_l.next =
+            self.dw0.val() + self.dw1.val() + self.dw2.val() + self.dw3.val() + self.dw4.val();
         if self.dist_l.val() > self.k_w32.val() {
             self.dist_l.next = self.k_w32.val();
         }
