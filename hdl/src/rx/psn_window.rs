@@ -248,7 +248,8 @@ const RUN_GROUP: usize = 16;
 /// 2 enabled cycles later. Like [`crate::common::bitscan::FirstFrom`] with `zero` = `wrap` = 1, but the
 /// bound is the caller's registered thermometer `ge` ([`AtOrAfter`] of `start`, computed a stage earlier), so
 /// the first stage is only the per-group priority encoders. Stage 1: per 16-bit group, the first clear bit at
-/// or after `start` and the first at all; stage 2: the first group, and `skipped`.
+/// or after `start` and the first at all, each as its distance from `start`; stage 2: the first group's
+/// distance (a select, no arithmetic after it).
 #[derive(LogicBlock, Default)]
 pub struct RunScan {
     /// Clock.
@@ -313,10 +314,11 @@ fn run_scan_verilog() -> String {
          \x20     first16[1:0] = a[0] ? q[1:0] : (a[1] ? q[3:2] : (a[2] ? q[5:4] : q[7:6]));\n\
          \x20  end\n\
          endfunction\n\
-         // stage 1: per 16-bit group, the first clear bit at or after start (hi) and the first at all (all)\n\
+         // stage 1: per 16-bit group, the first clear bit at or after start (hi) and the first at all (all), as\n\
+         // its distance from start: `(16 g + index in the group - start) mod 256`, so that stage 2 only selects\n\
          wire [255:0] x = ~word;\nwire [255:0] xm = x & ge;\n\
-         reg [15:0] any_hi;\nreg [15:0] any_all;\nreg [63:0] idx_hi;\nreg [63:0] idx_all;\nreg [7:0] start_q;\n\
-         always @(posedge clk) if (en) begin\n   start_q <= start;\n",
+         reg [15:0] any_hi;\nreg [15:0] any_all;\nreg [127:0] sk_hi;\nreg [127:0] sk_all;\n\
+         always @(posedge clk) if (en) begin\n",
     );
     for g in 0..ng {
         let lo = g * RUN_GROUP;
@@ -324,17 +326,17 @@ fn run_scan_verilog() -> String {
         v.push_str(&format!(
             "   any_hi[{g}] <= |xm[{hi}:{lo}];\n   any_all[{g}] <= |x[{hi}:{lo}];\n"
         ));
-        for (name, src) in [("idx_hi", "xm"), ("idx_all", "x")] {
+        for (name, src) in [("sk_hi", "xm"), ("sk_all", "x")] {
             v.push_str(&format!(
-                "   {name}[{}:{}] <= first16({src}[{}:{lo}]);\n",
-                4 * g + 3,
-                4 * g,
+                "   {name}[{}:{}] <= {{4'd{g}, first16({src}[{}:{lo}])}} - start;\n",
+                8 * g + 7,
+                8 * g,
                 hi - 1
             ));
         }
     }
     v.push_str("end\n");
-    // stage 2: the first group (one-hot) with a bounded hit, else the first group with any hit
+    // stage 2: the first group (one-hot) with a bounded hit, else the first group with any hit; its distance
     for k in ["hi", "all"] {
         v.push_str(&format!(
             "wire [15:0] pre_{k};\nassign pre_{k}[0] = 1'b0;\n"
@@ -343,19 +345,18 @@ fn run_scan_verilog() -> String {
             v.push_str(&format!("assign pre_{k}[{g}] = |any_{k}[{}:0];\n", g - 1));
         }
         v.push_str(&format!(
-            "wire [15:0] oh_{k} = any_{k} & ~pre_{k};\nwire [3:0] gi_{k} = first16(any_{k}[14:0]);\nwire [3:0] li_{k};\n"
+            "wire [15:0] oh_{k} = any_{k} & ~pre_{k};\nwire [7:0] d_{k};\n"
         ));
-        for b in 0..4 {
+        for b in 0..8 {
             let terms: Vec<String> = (0..ng)
-                .map(|g| format!("(oh_{k}[{g}] & idx_{k}[{}])", 4 * g + b))
+                .map(|g| format!("(oh_{k}[{g}] & sk_{k}[{}])", 8 * g + b))
                 .collect();
-            v.push_str(&format!("assign li_{k}[{b}] = {};\n", terms.join(" | ")));
+            v.push_str(&format!("assign d_{k}[{b}] = {};\n", terms.join(" | ")));
         }
     }
     v.push_str(
         "wire hit_hi = |any_hi;\nwire hit_all = |any_all;\n\
-         wire [7:0] pos = hit_hi ? {gi_hi, li_hi} : {gi_all, li_all};\n\
-         always @(posedge clk) if (en) begin\n   found <= hit_hi | hit_all;\n   skipped <= pos - start_q;\nend\n",
+         always @(posedge clk) if (en) begin\n   found <= hit_hi | hit_all;\n   skipped <= hit_hi ? d_hi : d_all;\nend\n",
     );
     v
 }
@@ -1109,9 +1110,13 @@ impl Logic for PsnWindow {
         if self.m_axis_pre_tready.val() {
             self.po_v.d.next = false;
         }
+        // The output register's packet is loaded whenever the register is free (it is valid only with `po_v`),
+        // so that its ~600 enables do not wait for the word's decision; only `po_v` does.
+        if self.pb_free.val() {
+            self.po_p.d.next = self.ppm.val();
+        }
         if self.pb_go.val() {
             self.po_v.d.next = true;
-            self.po_p.d.next = self.ppm.val();
         }
         self.m_axis_pre_tvalid.next = self.po_v.q.val();
         self.m_axis_pre_tdata.next = self.po_p.q.val();
