@@ -89,7 +89,8 @@ pub struct MsgTable {
     fresh: DFF<Bits<17>>,
     f_wp: DFF<Bits<16>>,
     f_rp: DFF<Bits<16>>,
-    f_cnt: DFF<Bits<17>>,
+    f_ne: DFF<Bit>,
+    f_last: Signal<Local, Bit>,
     /// A release, registered.
     fr_v: DFF<Bit>,
     /// Its entry.
@@ -153,7 +154,8 @@ impl MsgTable {
             fresh: Default::default(),
             f_wp: Default::default(),
             f_rp: Default::default(),
-            f_cnt: Default::default(),
+            f_ne: Default::default(),
+            f_last: Default::default(),
             fr_v: Default::default(),
             fr_i: Default::default(),
             avail: Default::default(),
@@ -183,7 +185,7 @@ impl MsgTable {
 impl Logic for MsgTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, fresh, f_wp, f_rp, f_cnt, avail, avail_v, loading, fr_v, fr_i);
+        dff_setup!(self, clk, fresh, f_wp, f_rp, f_ne, avail, avail_v, loading, fr_v, fr_i);
         self.conn.clk.next = self.clk.val();
         self.peer.clk.next = self.clk.val();
         self.msg.clk.next = self.clk.val();
@@ -247,7 +249,7 @@ impl Logic for MsgTable {
                 self.avail.d.next = self.fresh.q.val().get_bits::<16>(0);
                 self.avail_v.d.next = true;
                 self.fresh.d.next = self.fresh.q.val() + self.c_one17.val();
-            } else if self.f_cnt.q.val() != self.c_z17.val() {
+            } else if self.f_ne.q.val() {
                 self.f_pop.next = true;
                 self.loading.d.next = true;
             }
@@ -258,17 +260,21 @@ impl Logic for MsgTable {
         if self.f_pop.val() {
             self.f_rp.d.next = (self.f_rp.q.val() + self.c_one16.val()) & self.c_pmask.val();
         }
-        if self.fr_v.q.val() & !self.f_pop.val() {
-            self.f_cnt.d.next = self.f_cnt.q.val() + self.c_one17.val();
-        }
-        if !self.fr_v.q.val() & self.f_pop.val() {
-            self.f_cnt.d.next = self.f_cnt.q.val() - self.c_one17.val();
+        // The FIFO holds an entry: set by a release, cleared by popping its only entry (`rp + 1 = wp`; it holds
+        // at most the pool, so one entry is the only count with that difference). A flag instead of a count,
+        // so that the scheduler's late `alloc_take` reaches no carry chain.
+        self.f_last.next =
+            ((self.f_rp.q.val() + self.c_one16.val()) & self.c_pmask.val()) == self.f_wp.q.val();
+        if self.fr_v.q.val() {
+            self.f_ne.d.next = true;
+        } else if self.f_pop.val() & self.f_last.val() {
+            self.f_ne.d.next = false;
         }
         if self.rst.val() {
             self.fresh.d.next = self.c_z17.val();
             self.f_wp.d.next = self.c_z16.val();
             self.f_rp.d.next = self.c_z16.val();
-            self.f_cnt.d.next = self.c_z17.val();
+            self.f_ne.d.next = false;
             self.fr_v.d.next = false;
             self.avail_v.d.next = false;
             self.loading.d.next = false;

@@ -272,6 +272,7 @@ pub struct Scheduler {
     rtx_hold: DFF<Bit>,
     rtx_wait: DFF<Bit>,
     rtx_retry: DFF<Bits<32>>,
+    rtx_due: DFF<Bit>,
     is_rtx: DFF<Bit>,
     resp: DFF<GateResp>,
     pm: DFF<PktMeta>,
@@ -292,7 +293,8 @@ pub struct Scheduler {
     rr: crate::common::ram::SdpRam<Bits<16>, 16>,
     rr_wp: DFF<Bits<16>>,
     rr_rp: DFF<Bits<16>>,
-    rr_cnt: DFF<Bits<17>>,
+    rr_ne: DFF<Bit>,
+    rr_last: Signal<Local, Bit>,
     rr_pop: Signal<Local, Bit>,
     rr_wr: Signal<Local, Bit>,
     now32: Signal<Local, Bits<32>>,
@@ -319,8 +321,6 @@ pub struct Scheduler {
     c_z16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_one8: Constant<Bits<8>>,
-    c_z17: Constant<Bits<17>>,
-    c_one17: Constant<Bits<17>>,
     c_z32: Constant<Bits<32>>,
     c_z24: Constant<Bits<24>>,
     c_one32: Constant<Bits<32>>,
@@ -471,6 +471,7 @@ impl Scheduler {
             rtx_hold: Default::default(),
             rtx_wait: Default::default(),
             rtx_retry: Default::default(),
+            rtx_due: Default::default(),
             is_rtx: Default::default(),
             resp: Default::default(),
             pm: Default::default(),
@@ -486,7 +487,8 @@ impl Scheduler {
             rr: crate::common::ram::SdpRam::new(1 << conn_bits),
             rr_wp: Default::default(),
             rr_rp: Default::default(),
-            rr_cnt: Default::default(),
+            rr_ne: Default::default(),
+            rr_last: Default::default(),
             rr_pop: Default::default(),
             rr_wr: Default::default(),
             now32: Default::default(),
@@ -513,8 +515,6 @@ impl Scheduler {
             c_z16: Constant::new(0.into()),
             c_one16: Constant::new(1.into()),
             c_one8: Constant::new(1.into()),
-            c_z17: Constant::new(0.into()),
-            c_one17: Constant::new(1.into()),
             c_z32: Constant::new(0.into()),
             c_z24: Constant::new(0.into()),
             c_one32: Constant::new(1.into()),
@@ -535,9 +535,9 @@ impl Logic for Scheduler {
     fn update(&mut self) {
         dff_setup!(
             self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, una_peer, wr,
-            wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, is_rtx, resp, pm,
-            pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_cnt, rdrec, rwait,
-            rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
+            wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, rtx_due, is_rtx,
+            resp, pm, pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_ne,
+            rdrec, rwait, rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
         );
         dff_setup!(self, clk, cont, ctxw_seen, quiet, d_first, m_span);
         self.mtab.clk.next = self.clk.val();
@@ -572,7 +572,7 @@ impl Logic for Scheduler {
         }
         // None of these changes in the cycle before `WrConn` (the round-robin moves only in `Idle` and
         // `WrConn`, the holds are taken only in `Idle`), so the registered value is that cycle's.
-        self.quiet.d.next = (self.rr_cnt.q.val() == self.c_z17.val())
+        self.quiet.d.next = !self.rr_ne.q.val()
             & !self.ctxw_seen.q.val()
             & !self.s_axis_ctxw_tvalid.val()
             & !self.wr_hold.q.val()
@@ -602,6 +602,9 @@ impl Logic for Scheduler {
         self.d_now.next =
             self.now32.val() + self.cfg_retry_lead_ns.val() - self.cs.q.val().retry_at;
         self.d_rnow.next = self.now32.val() - self.rtx_retry.q.val();
+        // A waiting retransmission is due (`now >= rtx_retry`), registered: a cycle late, and not in the
+        // cycle after `rtx_retry` is written (below), so that the test never sees a stale deadline.
+        self.rtx_due.d.next = !self.d_rnow.val().get_bit(31);
         self.npk.next =
             (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.o.val();
         self.retry.next = self.s_axis_gate_resp_tdata.val().retry_at;
@@ -736,9 +739,7 @@ impl Logic for Scheduler {
                     self.c.d.next = self.s_axis_wr_tdata.val().conn;
                     self.op.d.next = self.c_op_append.val();
                     self.st.d.next = SchedState::RdConn;
-                } else if self.rtx_hold.q.val()
-                    & (!self.rtx_wait.q.val() | !self.d_rnow.val().get_bit(31))
-                {
+                } else if self.rtx_hold.q.val() & (!self.rtx_wait.q.val() | self.rtx_due.q.val()) {
                     self.c.d.next = self.rtx_c.q.val();
                     self.psn.d.next = self.rtx_psn.q.val();
                     self.is_rtx.d.next = true;
@@ -755,7 +756,7 @@ impl Logic for Scheduler {
                     self.is_rtx.d.next = true;
                     self.op.d.next = self.c_op_rtx.val();
                     self.st.d.next = SchedState::RdConn;
-                } else if self.rr_cnt.q.val() != self.c_z17.val() {
+                } else if self.rr_ne.q.val() {
                     self.rr_pop.next = true;
                     self.is_rtx.d.next = false;
                     self.op.d.next = self.c_op_new.val();
@@ -1092,6 +1093,7 @@ impl Logic for Scheduler {
                     } else if self.is_rtx.q.val() {
                         self.rtx_wait.d.next = true;
                         self.rtx_retry.d.next = self.retry.val();
+                        self.rtx_due.d.next = false;
                         self.st.d.next = SchedState::Idle;
                     } else {
                         // Nothing of the attempt is committed; the connection waits (round-robin tail).
@@ -1215,11 +1217,15 @@ impl Logic for Scheduler {
         if self.rr_pop.val() {
             self.rr_rp.d.next = (self.rr_rp.q.val() + self.c_one16.val()) & self.c_rrmask.val();
         }
-        if self.rr_wr.val() & !self.rr_pop.val() {
-            self.rr_cnt.d.next = self.rr_cnt.q.val() + self.c_one17.val();
-        }
-        if !self.rr_wr.val() & self.rr_pop.val() {
-            self.rr_cnt.d.next = self.rr_cnt.q.val() - self.c_one17.val();
+        // The ring holds an entry: set by a write, cleared by popping its only entry (`rp + 1 = wp`: the ring
+        // holds at most its size, so one entry is the only count with that difference). A flag instead of a
+        // count, so that the pop decision reaches no carry chain.
+        self.rr_last.next =
+            ((self.rr_rp.q.val() + self.c_one16.val()) & self.c_rrmask.val()) == self.rr_wp.q.val();
+        if self.rr_wr.val() {
+            self.rr_ne.d.next = true;
+        } else if self.rr_pop.val() & self.rr_last.val() {
+            self.rr_ne.d.next = false;
         }
         if self.rst.val() {
             self.rdrec_v.d.next = false;
@@ -1236,7 +1242,7 @@ impl Logic for Scheduler {
             self.rr_push.d.next = false;
             self.rr_wp.d.next = self.c_z16.val();
             self.rr_rp.d.next = self.c_z16.val();
-            self.rr_cnt.d.next = self.c_z17.val();
+            self.rr_ne.d.next = false;
         }
     }
 }
