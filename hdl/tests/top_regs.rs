@@ -155,6 +155,8 @@ fn mailbox_submit_pulses_go_and_the_firmware_answers() {
     rf.fw_wr_data.next = bits(0x0079_0402);
     tick(&mut rf);
     rf.fw_wr_en.next = false;
+    // (the two counts reach their counters a cycle after the write)
+    tick(&mut rf);
     let c = base(BlockType::Counters);
     write(&mut rf, c + counters::reg::SNAPSHOT, 1);
     let value =

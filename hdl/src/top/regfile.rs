@@ -15,7 +15,9 @@
 //!   cleared), unless a command is in progress (`busy` set): then the write is ignored and counted
 //!   (`cmd_ignored`); `COUNTERS.SNAPSHOT` copies every counter into `VALUE`.
 //!
-//! A firmware write of `MAILBOX.STATUS` with a non-zero status counts `cmd_rejected`. `fw_run` is bit 0 of
+//! A firmware write of `MAILBOX.STATUS` with a non-zero status counts `cmd_rejected`. These two counts reach
+//! their counters a cycle after the write (registered, so that the bus decode is not in front of a 64-bit
+//! carry chain). `fw_run` is bit 0 of
 //! `CONTROL.CTRL`.
 //!
 //! Counters: counter `i` (regmap `CounterId` index) adds lane `i` of `cnt_inc` (16 bits per lane) every cycle.
@@ -228,6 +230,8 @@ pub struct RegFile {
     _cnt: [u64; COUNTER_LANES],
     _snap: [u64; COUNTER_LANES],
     _rd_pend: Option<u32>,
+    /// `cmd_rejected` and `cmd_ignored` events of the previous cycle (added now).
+    _own: [u64; 2],
 }
 
 impl RegFile {
@@ -267,6 +271,7 @@ impl RegFile {
             _cnt: [0; COUNTER_LANES],
             _rd_pend: None,
             _snap: [0; COUNTER_LANES],
+            _own: [0; 2],
         };
         rf._rw = rf.rw_resets();
         rf
@@ -342,6 +347,7 @@ impl Logic for RegFile {
             self._fw = [0; 17];
             self._cnt = [0; COUNTER_LANES];
             self._snap = [0; COUNTER_LANES];
+            self._own = [0; 2];
             self._rd_pend = None;
             self.bus_rd_data.next = 0.into();
             return;
@@ -412,14 +418,15 @@ impl Logic for RegFile {
             }
             let lane = inc.get_bits::<LANE_BITS>(i * LANE_BITS).index() as u64;
             let own = if i == CMD_REJECTED {
-                extra[0]
+                self._own[0]
             } else if i == CMD_IGNORED {
-                extra[1]
+                self._own[1]
             } else {
                 0
             };
             *c = c.wrapping_add(lane + own);
         }
+        self._own = extra;
     }
 
     fn connect(&mut self) {
@@ -453,7 +460,7 @@ fn verilog_body(rf: &RegFile) -> String {
     );
     let _ = writeln!(
         s,
-        "reg [31:0] rd;\ninteger i;\nreg mbox_submit;\nreg cmd_rejected;"
+        "reg [31:0] rd;\ninteger i;\nreg mbox_submit;\nreg cmd_rejected;\nreg own_rej;\nreg own_ign;"
     );
     let nread = rf
         ._map
@@ -538,7 +545,7 @@ fn verilog_body(rf: &RegFile) -> String {
         s,
         "      cause <= 32'd0;\n      for (i = 0; i < 17; i = i + 1) fw[i] <= 32'd0;\n      \
          for (i = 0; i < {COUNTER_LANES}; i = i + 1) begin\n         cnt[i] <= 64'd0;\n         snap[i] <= 64'd0;\n      end\n      \
-         bus_rd_data <= 32'd0;\n      mbox_tag <= 16'd0;\n      rd_pend <= 1'b0;\n      rd_sel <= {{{nread}{{1'b0}}}};\n   end else begin"
+         bus_rd_data <= 32'd0;\n      mbox_tag <= 16'd0;\n      rd_pend <= 1'b0;\n      rd_sel <= {{{nread}{{1'b0}}}};\n      own_rej <= 1'b0;\n      own_ign <= 1'b0;\n   end else begin"
     );
     let _ = writeln!(s, "      rd_pend <= bus_rd_en;");
     for (k, (off, _)) in readable.iter().enumerate() {
@@ -573,7 +580,8 @@ fn verilog_body(rf: &RegFile) -> String {
         "      for (i = 0; i < {COUNTER_LANES}; i = i + 1) begin\n         \
          if (bus_wr_en && bus_wr_addr == 24'h{snap_off:06x} && bus_wr_data[0]) snap[i] <= cnt[i];\n         \
          cnt[i] <= cnt[i] + {{48'd0, cnt_inc[i*{LANE_BITS} +: {LANE_BITS}]}}\n            \
-         + {{63'd0, (i == {CMD_REJECTED}) && cmd_rejected}} + {{63'd0, (i == {CMD_IGNORED}) && mbox_submit && fw[{FW_STATUS}][0]}};\n      end"
+         + {{63'd0, (i == {CMD_REJECTED}) && own_rej}} + {{63'd0, (i == {CMD_IGNORED}) && own_ign}};\n      end\n      \
+         own_rej <= cmd_rejected;\n      own_ign <= mbox_submit && fw[{FW_STATUS}][0];"
     );
     // A submission marks the mailbox busy; a firmware write of the same word in that cycle wins (the order of the
     // rust-hdl model: bus writes first, then the firmware's).
