@@ -222,14 +222,18 @@ pub const CAUSE_RTO: u64 = 3;
 /// One lane (PSN) of the ACK scan: combinational.
 #[derive(LogicBlock)]
 pub struct AckLane {
-    /// The lane's PSN.
-    pub psn: Signal<In, Bits<32>>,
-    /// snd_una before the ACK.
-    pub una: Signal<In, Bits<32>>,
-    /// snd_una after the cumulative part.
-    pub una_new: Signal<In, Bits<32>>,
-    /// snd_nxt.
-    pub nxt: Signal<In, Bits<32>>,
+    /// `psn - una` (una: snd_una before the ACK).
+    pub off: Signal<In, Bits<32>>,
+    /// `nxt - una` (nxt: snd_nxt).
+    pub span_n: Signal<In, Bits<32>>,
+    /// `una_new - una` (una_new: snd_una after the cumulative part).
+    pub span_c: Signal<In, Bits<32>>,
+    /// `psn - una_new - 1`.
+    pub noff: Signal<In, Bits<32>>,
+    /// `nxt - una_new - 1`.
+    pub nspan: Signal<In, Bits<32>>,
+    /// `nxt != una_new`.
+    pub ne: Signal<In, Bit>,
     /// The SACK bit of the PSN.
     pub sack_bit: Signal<In, Bit>,
     /// Charged bytes of the record.
@@ -265,10 +269,12 @@ pub struct AckLane {
 impl Default for AckLane {
     fn default() -> Self {
         AckLane {
-            psn: Default::default(),
-            una: Default::default(),
-            una_new: Default::default(),
-            nxt: Default::default(),
+            off: Default::default(),
+            span_n: Default::default(),
+            span_c: Default::default(),
+            noff: Default::default(),
+            nspan: Default::default(),
+            ne: Default::default(),
             sack_bit: Default::default(),
             charged: Default::default(),
             inflight: Default::default(),
@@ -295,15 +301,13 @@ impl Default for AckLane {
 impl Logic for AckLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // psn in [una, nxt), in [una, una_new), in (una_new, nxt) (serial arithmetic).
-        self.in_range.next = (self.psn.val() - self.una.val()) < (self.nxt.val() - self.una.val());
-        self.cum.next = (self.psn.val() - self.una.val()) < (self.una_new.val() - self.una.val());
-        // psn in (una_new, nxt) is psn - una_new - 1 < nxt - una_new - 1 while nxt != una_new; x - una_new - 1
-        // is x + !una_new. Two adders and a comparison (carry chains) instead of a 32-bit equality behind
-        // the lane's PSN adder.
-        self.sel.next = self.sack_bit.val()
-            && self.nxt.val() != self.una_new.val()
-            && (self.psn.val() + !self.una_new.val()) < (self.nxt.val() + !self.una_new.val());
+        // psn in [una, nxt), in [una, una_new), in (una_new, nxt) (serial arithmetic): each one comparison of
+        // offsets the caller keeps in registers (psn in (una_new, nxt) is psn - una_new - 1 < nxt - una_new - 1
+        // while nxt != una_new).
+        self.in_range.next = self.off.val() < self.span_n.val();
+        self.cum.next = self.off.val() < self.span_c.val();
+        self.sel.next =
+            self.sack_bit.val() && self.ne.val() && (self.noff.val() < self.nspan.val());
         self.hit.next =
             self.in_range.val() && !self.acked.val() && (self.cum.val() || self.sel.val());
         self.zx_c.next.lo = self.charged.val();
@@ -409,6 +413,27 @@ pub struct AckProc {
     clr: DFF<Bits<17>>,
     op_isn: DFF<Bits<32>>,
     nowm: DFF<Bits<32>>,
+    /// Lane k's `psn - snd_una` (both runs' lanes: set in CMD_RD for a detection or timeout run, in ACK_PRE for
+    /// an ACK, stepped with the scan), the loss lanes' `hi_acked - psn` and the run's range length.
+    d_off0: DFF<Bits<32>>,
+    d_off1: DFF<Bits<32>>,
+    d_off2: DFF<Bits<32>>,
+    d_off3: DFF<Bits<32>>,
+    d_hoff0: DFF<Bits<32>>,
+    d_hoff1: DFF<Bits<32>>,
+    d_hoff2: DFF<Bits<32>>,
+    d_hoff3: DFF<Bits<32>>,
+    d_span: DFF<Bits<32>>,
+    /// ACK lanes' `psn - una_new - 1` per lane, and the ACK run's `nxt - una`, `una_new - una`,
+    /// `nxt - una_new - 1` and `nxt != una_new` (set in ACK_PRE).
+    a_noff0: DFF<Bits<32>>,
+    a_noff1: DFF<Bits<32>>,
+    a_noff2: DFF<Bits<32>>,
+    a_noff3: DFF<Bits<32>>,
+    a_span_n: DFF<Bits<32>>,
+    a_span_c: DFF<Bits<32>>,
+    a_nspan: DFF<Bits<32>>,
+    a_ne: DFF<Bit>,
     shift_q: DFF<Bits<10>>,
     far_q: DFF<Bit>,
     off_l: Signal<Local, Bits<32>>,
@@ -684,6 +709,23 @@ impl AckProc {
             clr: Default::default(),
             op_isn: Default::default(),
             nowm: Default::default(),
+            d_off0: Default::default(),
+            d_off1: Default::default(),
+            d_off2: Default::default(),
+            d_off3: Default::default(),
+            d_hoff0: Default::default(),
+            d_hoff1: Default::default(),
+            d_hoff2: Default::default(),
+            d_hoff3: Default::default(),
+            d_span: Default::default(),
+            a_noff0: Default::default(),
+            a_noff1: Default::default(),
+            a_noff2: Default::default(),
+            a_noff3: Default::default(),
+            a_span_n: Default::default(),
+            a_span_c: Default::default(),
+            a_nspan: Default::default(),
+            a_ne: Default::default(),
             shift_q: Default::default(),
             far_q: Default::default(),
             off_l: Default::default(),
@@ -915,10 +957,11 @@ impl Logic for AckProc {
             first, sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec,
             res_pend, una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost,
             rk_armed, rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr,
-            op_isn, nowm, shift_q, far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm,
-            p1_psn, p1_t0, p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2,
-            p1_d3, p2_v, p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack,
-            p3_cand, p3_x_v, p3_x
+            op_isn, nowm, d_off0, d_off1, d_off2, d_off3, d_hoff0, d_hoff1, d_hoff2, d_hoff3,
+            d_span, a_noff0, a_noff1, a_noff2, a_noff3, a_span_n, a_span_c, a_nspan, a_ne, shift_q,
+            far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1,
+            p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack,
+            p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -1016,22 +1059,32 @@ impl Logic for AckProc {
             self.zx_rtx.next.lo = self.psn_ram.rd_data.val().c3;
         }
         self.rtx_c32.next = self.zx_rtx.val().into();
-        self.lane0.psn.next = self.scan_psn.q.val();
-        self.lane1.psn.next = self.scan_psn.q.val() + self.k_one32.val();
-        self.lane2.psn.next = self.scan_psn.q.val() + self.k_p2.val();
-        self.lane3.psn.next = self.scan_psn.q.val() + self.k_p3.val();
-        self.lane0.una.next = self.st.q.val().una;
-        self.lane1.una.next = self.st.q.val().una;
-        self.lane2.una.next = self.st.q.val().una;
-        self.lane3.una.next = self.st.q.val().una;
-        self.lane0.una_new.next = self.una_new.q.val();
-        self.lane1.una_new.next = self.una_new.q.val();
-        self.lane2.una_new.next = self.una_new.q.val();
-        self.lane3.una_new.next = self.una_new.q.val();
-        self.lane0.nxt.next = self.st.q.val().nxt;
-        self.lane1.nxt.next = self.st.q.val().nxt;
-        self.lane2.nxt.next = self.st.q.val().nxt;
-        self.lane3.nxt.next = self.st.q.val().nxt;
+        // The lanes' offsets, kept in registers stepped with the scan (`scan_psn` is a word's first PSN, a
+        // multiple of 4: lane k's PSN is `scan_psn | k`).
+        self.lane0.off.next = self.d_off0.q.val();
+        self.lane1.off.next = self.d_off1.q.val();
+        self.lane2.off.next = self.d_off2.q.val();
+        self.lane3.off.next = self.d_off3.q.val();
+        self.lane0.noff.next = self.a_noff0.q.val();
+        self.lane1.noff.next = self.a_noff1.q.val();
+        self.lane2.noff.next = self.a_noff2.q.val();
+        self.lane3.noff.next = self.a_noff3.q.val();
+        self.lane0.span_n.next = self.a_span_n.q.val();
+        self.lane1.span_n.next = self.a_span_n.q.val();
+        self.lane2.span_n.next = self.a_span_n.q.val();
+        self.lane3.span_n.next = self.a_span_n.q.val();
+        self.lane0.span_c.next = self.a_span_c.q.val();
+        self.lane1.span_c.next = self.a_span_c.q.val();
+        self.lane2.span_c.next = self.a_span_c.q.val();
+        self.lane3.span_c.next = self.a_span_c.q.val();
+        self.lane0.nspan.next = self.a_nspan.q.val();
+        self.lane1.nspan.next = self.a_nspan.q.val();
+        self.lane2.nspan.next = self.a_nspan.q.val();
+        self.lane3.nspan.next = self.a_nspan.q.val();
+        self.lane0.ne.next = self.a_ne.q.val();
+        self.lane1.ne.next = self.a_ne.q.val();
+        self.lane2.ne.next = self.a_ne.q.val();
+        self.lane3.ne.next = self.a_ne.q.val();
         self.lane0.sack_bit.next = self.sr.q.val().get_bit(0);
         self.lane1.sack_bit.next = self.sr.q.val().get_bit(1);
         self.lane2.sack_bit.next = self.sr.q.val().get_bit(2);
@@ -1053,14 +1106,10 @@ impl Logic for AckProc {
         self.lane2.lost.next = self.psn_ram.rd_data.val().l2;
         self.lane3.lost.next = self.psn_ram.rd_data.val().l3;
         // Loss-detection lanes (detection and timeout runs).
-        self.dlane0.psn.next = self.lane0.psn.val();
-        self.dlane1.psn.next = self.lane1.psn.val();
-        self.dlane2.psn.next = self.lane2.psn.val();
-        self.dlane3.psn.next = self.lane3.psn.val();
         self.dlane0.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
-        self.dlane0.una.next = self.st.q.val().una;
-        self.dlane0.nxt.next = self.st.q.val().nxt;
-        self.dlane0.hi.next = self.st.q.val().highest;
+        self.dlane0.off.next = self.d_off0.q.val();
+        self.dlane0.hoff.next = self.d_hoff0.q.val();
+        self.dlane0.span.next = self.d_span.q.val();
         self.dlane0.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane0.now32.next = self.cmd.q.val().now32;
         self.dlane0.now_m.next = self.nowm.q.val();
@@ -1072,9 +1121,9 @@ impl Logic for AckProc {
         self.dlane0.acked.next = self.psn_ram.rd_data.val().a0;
         self.dlane0.lost.next = self.psn_ram.rd_data.val().l0;
         self.dlane1.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
-        self.dlane1.una.next = self.st.q.val().una;
-        self.dlane1.nxt.next = self.st.q.val().nxt;
-        self.dlane1.hi.next = self.st.q.val().highest;
+        self.dlane1.off.next = self.d_off1.q.val();
+        self.dlane1.hoff.next = self.d_hoff1.q.val();
+        self.dlane1.span.next = self.d_span.q.val();
         self.dlane1.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane1.now32.next = self.cmd.q.val().now32;
         self.dlane1.now_m.next = self.nowm.q.val();
@@ -1086,9 +1135,9 @@ impl Logic for AckProc {
         self.dlane1.acked.next = self.psn_ram.rd_data.val().a1;
         self.dlane1.lost.next = self.psn_ram.rd_data.val().l1;
         self.dlane2.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
-        self.dlane2.una.next = self.st.q.val().una;
-        self.dlane2.nxt.next = self.st.q.val().nxt;
-        self.dlane2.hi.next = self.st.q.val().highest;
+        self.dlane2.off.next = self.d_off2.q.val();
+        self.dlane2.hoff.next = self.d_hoff2.q.val();
+        self.dlane2.span.next = self.d_span.q.val();
         self.dlane2.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane2.now32.next = self.cmd.q.val().now32;
         self.dlane2.now_m.next = self.nowm.q.val();
@@ -1100,9 +1149,9 @@ impl Logic for AckProc {
         self.dlane2.acked.next = self.psn_ram.rd_data.val().a2;
         self.dlane2.lost.next = self.psn_ram.rd_data.val().l2;
         self.dlane3.rto_mode.next = self.cmd.q.val().op == self.k_op_rto.val();
-        self.dlane3.una.next = self.st.q.val().una;
-        self.dlane3.nxt.next = self.st.q.val().nxt;
-        self.dlane3.hi.next = self.st.q.val().highest;
+        self.dlane3.off.next = self.d_off3.q.val();
+        self.dlane3.hoff.next = self.d_hoff3.q.val();
+        self.dlane3.span.next = self.d_span.q.val();
         self.dlane3.rack_ts.next = self.st.q.val().rack_ts;
         self.dlane3.now32.next = self.cmd.q.val().now32;
         self.dlane3.now_m.next = self.nowm.q.val();
@@ -1579,6 +1628,14 @@ impl Logic for AckProc {
                 self.p1_d3.d.next = self.lane3.dec.val();
                 self.sr.d.next = self.sr.q.val() >> 4;
                 self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
+                self.d_off0.d.next = self.d_off0.q.val() + self.k_four32.val();
+                self.d_off1.d.next = self.d_off1.q.val() + self.k_four32.val();
+                self.d_off2.d.next = self.d_off2.q.val() + self.k_four32.val();
+                self.d_off3.d.next = self.d_off3.q.val() + self.k_four32.val();
+                self.a_noff0.d.next = self.a_noff0.q.val() + self.k_four32.val();
+                self.a_noff1.d.next = self.a_noff1.q.val() + self.k_four32.val();
+                self.a_noff2.d.next = self.a_noff2.q.val() + self.k_four32.val();
+                self.a_noff3.d.next = self.a_noff3.q.val() + self.k_four32.val();
                 self.prev_addr.d.next = self.addr_l.val().into();
                 self.widx.d.next = self.widx.q.val() + self.k_one6.val();
                 self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
@@ -1587,6 +1644,20 @@ impl Logic for AckProc {
                 }
             }
         } else if self.state.q.val() == self.s_ack_pre.val() {
+            // The ACK lanes' offsets for the run's first word and its ranges, from the registers of ACK_RD.
+            self.d_off0.d.next = self.scan_psn.q.val() - self.st.q.val().una;
+            self.d_off1.d.next = (self.scan_psn.q.val() | self.k_one32.val()) - self.st.q.val().una;
+            self.d_off2.d.next = (self.scan_psn.q.val() | self.k_p2.val()) - self.st.q.val().una;
+            self.d_off3.d.next = (self.scan_psn.q.val() | self.k_p3.val()) - self.st.q.val().una;
+            self.a_noff0.d.next = self.scan_psn.q.val() + !self.una_new.q.val();
+            self.a_noff1.d.next =
+                (self.scan_psn.q.val() | self.k_one32.val()) + !self.una_new.q.val();
+            self.a_noff2.d.next = (self.scan_psn.q.val() | self.k_p2.val()) + !self.una_new.q.val();
+            self.a_noff3.d.next = (self.scan_psn.q.val() | self.k_p3.val()) + !self.una_new.q.val();
+            self.a_span_n.d.next = self.st.q.val().nxt - self.st.q.val().una;
+            self.a_span_c.d.next = self.una_new.q.val() - self.st.q.val().una;
+            self.a_nspan.d.next = self.st.q.val().nxt + !self.una_new.q.val();
+            self.a_ne.d.next = self.st.q.val().nxt != self.una_new.q.val();
             self.state.d.next = self.s_ack_align.val();
         } else if self.state.q.val() == self.s_ack_drain.val() {
             // Three cycles until the last word has passed the accumulation stages (`cnt` is 0 here).
@@ -1623,6 +1694,20 @@ impl Logic for AckProc {
             self.st.d.next = self.rd_st.val();
             self.prev_addr.d.next = self.addr_l.val().into();
             self.nowm.d.next = self.cmd.q.val().now32 - self.cmd.q.val().srtt_reo;
+            // The loss lanes' offsets for the run's first word (`base32` = snd_una rounded down to a word).
+            self.d_off0.d.next = self.base32.val() - self.rd_st.val().una;
+            self.d_off1.d.next = (self.base32.val() | self.k_one32.val()) - self.rd_st.val().una;
+            self.d_off2.d.next = (self.base32.val() | self.k_p2.val()) - self.rd_st.val().una;
+            self.d_off3.d.next = (self.base32.val() | self.k_p3.val()) - self.rd_st.val().una;
+            self.d_hoff0.d.next = self.rd_st.val().highest - self.base32.val();
+            self.d_hoff1.d.next =
+                self.rd_st.val().highest - (self.base32.val() | self.k_one32.val());
+            self.d_hoff2.d.next = self.rd_st.val().highest - (self.base32.val() | self.k_p2.val());
+            self.d_hoff3.d.next = self.rd_st.val().highest - (self.base32.val() | self.k_p3.val());
+            self.d_span.d.next = self.rd_st.val().highest - self.rd_st.val().una;
+            if self.cmd.q.val().op == self.k_op_rto.val() {
+                self.d_span.d.next = self.rd_st.val().nxt - self.rd_st.val().una;
+            }
             self.nlost.d.next = self.k_zero16.val();
             self.rk_armed.d.next = false;
             self.rk_at.d.next = self.k_zero32.val();
@@ -1761,6 +1846,14 @@ impl Logic for AckProc {
                     self.lost_w.d.next = self.lw_l.val();
                 }
                 self.scan_psn.d.next = self.scan_psn.q.val() + self.k_four32.val();
+                self.d_off0.d.next = self.d_off0.q.val() + self.k_four32.val();
+                self.d_off1.d.next = self.d_off1.q.val() + self.k_four32.val();
+                self.d_off2.d.next = self.d_off2.q.val() + self.k_four32.val();
+                self.d_off3.d.next = self.d_off3.q.val() + self.k_four32.val();
+                self.d_hoff0.d.next = self.d_hoff0.q.val() - self.k_four32.val();
+                self.d_hoff1.d.next = self.d_hoff1.q.val() - self.k_four32.val();
+                self.d_hoff2.d.next = self.d_hoff2.q.val() - self.k_four32.val();
+                self.d_hoff3.d.next = self.d_hoff3.q.val() - self.k_four32.val();
                 self.prev_addr.d.next = self.addr_l.val().into();
                 self.widx.d.next = self.widx.q.val() + self.k_one6.val();
                 self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();

@@ -6,7 +6,9 @@
 //!
 //! Inputs per scan (the caller computes them once per run): `now_m = now32 - srtt_reo` with `srtt_reo = srtt +
 //! reo_mult * reo_wnd` (ns, saturated to 32 bits), `distance = min(reo_mult * reorder_distance, 256)` (the hardware window), `rto`
-//! (ns) and `now32` (ns mod 2^32).
+//! (ns), `now32` (ns mod 2^32) and the run's range length `span` (`hi_acked - snd_una`, or `snd_nxt - snd_una` in
+//! a timeout run); per record, its offsets `psn - snd_una` and `hi_acked - psn`, which the caller keeps in
+//! registers stepped with the scan, so that every range test is one comparison of registers.
 //!
 //! * Detection run (`rto_mode = 0`), for `psn` in `[snd_una, hi_acked)` (the model scans `una..highest_acked`,
 //!   only when something was acknowledged): a record that is neither acknowledged nor already declared lost and
@@ -31,14 +33,12 @@ use rust_hdl::prelude::*;
 pub struct LossLane {
     /// Timeout run (rule d) instead of a detection run (rules b and c).
     pub rto_mode: Signal<In, Bit>,
-    /// The record's PSN.
-    pub psn: Signal<In, Bits<32>>,
-    /// snd_una.
-    pub una: Signal<In, Bits<32>>,
-    /// snd_nxt.
-    pub nxt: Signal<In, Bits<32>>,
-    /// Highest acknowledged PSN.
-    pub hi: Signal<In, Bits<32>>,
+    /// `psn - snd_una` of the record.
+    pub off: Signal<In, Bits<32>>,
+    /// The run's range length: `hi_acked - snd_una` (detection) or `snd_nxt - snd_una` (timeout).
+    pub span: Signal<In, Bits<32>>,
+    /// `hi_acked - psn` of the record.
+    pub hoff: Signal<In, Bits<32>>,
     /// TS of the latest acknowledged transmission (RACK).
     pub rack_ts: Signal<In, Bits<32>>,
     /// Current time, ns mod 2^32.
@@ -76,6 +76,7 @@ pub struct LossLane {
     in_range: Signal<Local, Bit>,
     cand: Signal<Local, Bit>,
     older: Signal<Local, Bit>,
+    rk: Signal<Local, Bits<32>>,
     far: Signal<Local, Bit>,
     due: Signal<Local, Bit>,
     age: Signal<Local, Bits<32>>,
@@ -90,10 +91,9 @@ impl Default for LossLane {
     fn default() -> Self {
         LossLane {
             rto_mode: Default::default(),
-            psn: Default::default(),
-            una: Default::default(),
-            nxt: Default::default(),
-            hi: Default::default(),
+            off: Default::default(),
+            span: Default::default(),
+            hoff: Default::default(),
             rack_ts: Default::default(),
             now32: Default::default(),
             now_m: Default::default(),
@@ -114,6 +114,7 @@ impl Default for LossLane {
             in_range: Default::default(),
             cand: Default::default(),
             older: Default::default(),
+            rk: Default::default(),
             far: Default::default(),
             due: Default::default(),
             age: Default::default(),
@@ -129,17 +130,15 @@ impl Default for LossLane {
 impl Logic for LossLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // Detection: psn in [una, hi); timeout: psn in [una, nxt) (serial arithmetic).
-        self.in_range.next = (self.psn.val() - self.una.val()) < (self.hi.val() - self.una.val());
-        if self.rto_mode.val() {
-            self.in_range.next =
-                (self.psn.val() - self.una.val()) < (self.nxt.val() - self.una.val());
-        }
+        // Detection: psn in [una, hi); timeout: psn in [una, nxt) (serial arithmetic: psn - una below the span).
+        self.in_range.next = self.off.val() < self.span.val();
         self.cand.next = self.in_range.val() && !self.acked.val() && !self.lost.val();
-        // ts < rack_ts: rack_ts - ts in [1, 2^31), that is rack_ts - ts - 1 = rack_ts + !ts below 2^31 - 1 (an
-        // adder and a comparison, no 32-bit equality).
-        self.older.next = (self.rack_ts.val() + !self.ts.val()) < self.k_half_m1.val();
-        self.far.next = (self.hi.val() - self.psn.val()) >= self.distance.val();
+        // ts < rack_ts: rack_ts - ts in [1, 2^31), that is rack_ts - ts - 1 = rack_ts + !ts below 2^31 - 1: its
+        // top bit clear and the rest not all ones (one adder, then a reduction, not a second carry chain).
+        self.rk.next = self.rack_ts.val() + !self.ts.val();
+        self.older.next = !self.rk.val().get_bit(31)
+            && (self.rk.val().get_bits::<31>(0) != self.k_half_m1.val().get_bits::<31>(0));
+        self.far.next = self.hoff.val() >= self.distance.val();
         self.age.next = self.now32.val() - self.ts.val();
         // now >= ts + srtt_reo, as now - srtt_reo - ts (mod 2^32, the same value).
         self.due.next = (self.now_m.val() - self.ts.val()) < self.k_half.val();
