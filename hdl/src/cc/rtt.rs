@@ -20,7 +20,8 @@
 //! Pipeline: [`LATENCY`] = 6 cycles from `in_valid` to `out_valid` (six register stages: the first registers the
 //! operation with `|sample - srtt|`, so that the state update does not chain that subtraction's carries into its
 //! own; the backoff shift takes three so that no stage chains more than two comparisons), one operation per
-//! cycle. Configuration values `< 2^62`.
+//! cycle. Configuration values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write
+//! takes effect a cycle later.
 
 use rust_hdl::prelude::*;
 
@@ -137,6 +138,12 @@ pub struct RttUnit {
     v_old: Signal<Local, Bits<64>>,
     ae: Signal<Local, Bits<64>>,
     rmax: Signal<Local, Bits<64>>,
+    rmax_q: DFF<Bits<64>>,
+    g_a1: Signal<Local, Bit>,
+    g_b0: Signal<Local, Bit>,
+    g_bm: Signal<Local, Bit>,
+    g_b2: Signal<Local, Bit>,
+    g_b: Signal<Local, Bit>,
     base: Signal<Local, Bits<64>>,
     sh_a: Signal<Local, Bits<64>>,
     sh_b: Signal<Local, Bits<64>>,
@@ -212,6 +219,12 @@ impl Default for RttUnit {
             v_old: Default::default(),
             ae: Default::default(),
             rmax: Default::default(),
+            rmax_q: Default::default(),
+            g_a1: Default::default(),
+            g_b0: Default::default(),
+            g_bm: Default::default(),
+            g_b2: Default::default(),
+            g_b: Default::default(),
             base: Default::default(),
             sh_a: Default::default(),
             sh_b: Default::default(),
@@ -232,9 +245,9 @@ impl Logic for RttUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2, base2,
-            bo2, reo2, srtt2, st2, v3, r3, bo3, reo3, srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b,
-            st3b, v4, r4, reo4, srtt4, st4
+            self, clk, rmax_q, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2,
+            base2, bo2, reo2, srtt2, st2, v3, r3, bo3, reo3, srtt3, st3, v3b, r3b, bo3b, reo3b,
+            srtt3b, st3b, v4, r4, reo4, srtt4, st4
         );
         // Stage 0: the operation, and |e| = |sample - srtt|.
         self.zx_srtt.next.lo = self.st_in.val().srtt;
@@ -290,6 +303,7 @@ impl Logic for RttUnit {
         if self.cfg_rto_min_ns.val() > self.cfg_rto_max_ns.val() {
             self.rmax.next = self.cfg_rto_min_ns.val();
         }
+        self.rmax_q.d.next = self.rmax.val();
         self.base.next = self.cfg_rto_init_ns.val();
         if self.has1.q.val() {
             self.base.next = self.srtt1.q.val() + (self.var1.q.val() << 2);
@@ -299,8 +313,8 @@ impl Logic for RttUnit {
         if self.base.val() < self.cfg_rto_min_ns.val() {
             self.base2.d.next = self.cfg_rto_min_ns.val();
         }
-        if self.base.val() > self.rmax.val() {
-            self.base2.d.next = self.rmax.val();
+        if self.base.val() > self.rmax_q.q.val() {
+            self.base2.d.next = self.rmax_q.q.val();
         }
         self.reo.next = self.srtt1.q.val() >> 2;
         if (self.var1.q.val() << 1) > self.reo.val() {
@@ -323,18 +337,26 @@ impl Logic for RttUnit {
         self.st2.d.next.has = self.has1.q.val();
         self.st2.d.next.backoff = self.bo1.q.val();
         // Stage 3: backoff shift by 1, 2, saturating at rto_max (MR-REL-30).
+        // (the second step's comparison made for each value the first can give, side by side)
+        self.g_a1.next = self.base2.q.val() > (self.rmax_q.q.val() >> 1);
+        self.g_b0.next = self.base2.q.val() > (self.rmax_q.q.val() >> 2);
+        self.g_bm.next = self.rmax_q.q.val() > (self.rmax_q.q.val() >> 2);
+        self.g_b2.next = (self.base2.q.val() << 1) > (self.rmax_q.q.val() >> 2);
         self.sh_a.next = self.base2.q.val();
+        self.g_b.next = self.g_b0.val();
         if self.bo2.q.val().get_bit(0) {
-            if self.base2.q.val() > (self.rmax.val() >> 1) {
-                self.sh_a.next = self.rmax.val();
+            if self.g_a1.val() {
+                self.sh_a.next = self.rmax_q.q.val();
+                self.g_b.next = self.g_bm.val();
             } else {
                 self.sh_a.next = self.base2.q.val() << 1;
+                self.g_b.next = self.g_b2.val();
             }
         }
         self.sh_b.next = self.sh_a.val();
         if self.bo2.q.val().get_bit(1) {
-            if self.sh_a.val() > (self.rmax.val() >> 2) {
-                self.sh_b.next = self.rmax.val();
+            if self.g_b.val() {
+                self.sh_b.next = self.rmax_q.q.val();
             } else {
                 self.sh_b.next = self.sh_a.val() << 2;
             }
@@ -348,8 +370,8 @@ impl Logic for RttUnit {
         // Stage 3b: shift by 4.
         self.r3b.d.next = self.r3.q.val();
         if self.bo3.q.val().get_bit(2) {
-            if self.r3.q.val() > (self.rmax.val() >> 4) {
-                self.r3b.d.next = self.rmax.val();
+            if self.r3.q.val() > (self.rmax_q.q.val() >> 4) {
+                self.r3b.d.next = self.rmax_q.q.val();
             } else {
                 self.r3b.d.next = self.r3.q.val() << 4;
             }
@@ -362,16 +384,16 @@ impl Logic for RttUnit {
         // Stage 4: shift by 8, 16.
         self.sh_c.next = self.r3b.q.val();
         if self.bo3b.q.val().get_bit(3) {
-            if self.r3b.q.val() > (self.rmax.val() >> 8) {
-                self.sh_c.next = self.rmax.val();
+            if self.r3b.q.val() > (self.rmax_q.q.val() >> 8) {
+                self.sh_c.next = self.rmax_q.q.val();
             } else {
                 self.sh_c.next = self.r3b.q.val() << 8;
             }
         }
         self.sh_d.next = self.sh_c.val();
         if self.bo3b.q.val().get_bit(4) {
-            if self.sh_c.val() > (self.rmax.val() >> 16) {
-                self.sh_d.next = self.rmax.val();
+            if self.sh_c.val() > (self.rmax_q.q.val() >> 16) {
+                self.sh_d.next = self.rmax_q.q.val();
             } else {
                 self.sh_d.next = self.sh_c.val() << 16;
             }

@@ -479,6 +479,8 @@ pub struct SenderEngine {
     rtt_ok: DFF<Bit>,
     rto_q: DFF<Bits<32>>,
     reo_q: DFF<Bits<32>>,
+    srtt_reo_q: DFF<Bits<32>>,
+    dist_q: DFF<Bits<32>>,
     nk: DFF<Bits<3>>,
     nret: DFF<EngState>,
     dret: DFF<EngState>,
@@ -738,6 +740,8 @@ impl SenderEngine {
             rtt_ok: Default::default(),
             rto_q: Default::default(),
             reo_q: Default::default(),
+            srtt_reo_q: Default::default(),
+            dist_q: Default::default(),
             nk: Default::default(),
             nret: Default::default(),
             dret: Default::default(),
@@ -870,11 +874,12 @@ impl Logic for SenderEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
-            dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, nk, nret, dret, rto_due, outst,
-            peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st, stop_v, stop_c, lbusy, lw,
-            lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o,
-            rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap, pace_nz, pre_paced, cc_ok,
-            det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
+            dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, srtt_reo_q, dist_q, nk, nret,
+            dret, rto_due, outst, peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st,
+            stop_v, stop_c, lbusy, lw, lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp,
+            rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap,
+            pace_nz, pre_paced, cc_ok, det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v,
+            held_until, rtt_st, rtt_ok
         );
         dff_setup!(
             self,
@@ -1038,6 +1043,11 @@ impl Logic for SenderEngine {
         if self.dist_l.val() > self.k_w32.val() {
             self.dist_l.next = self.k_w32.val();
         }
+        // Both registered every cycle: a DETECT command (AckCc, Det) is issued at least a cycle after their
+        // inputs last changed (srtt and reo_wnd in AckW, reo_mult in RttW, then Srtt), so the registers hold
+        // the values of its connection.
+        self.srtt_reo_q.d.next = self.srtt_reo.val();
+        self.dist_q.d.next = self.dist_l.val();
         self.since64.next = self.now.val() - self.est.q.val().reo_stamp;
         self.reo_ge.d.next = self.since64.val() >= self.srtt_q.q.val();
         self.reo_ge16.d.next = self.since64.val() >= (self.srtt_q.q.val() << 4);
@@ -1085,8 +1095,8 @@ impl Logic for SenderEngine {
         self.cmd_l.next.echo_ts = self.s_axis_fb_tdata.val().echo_ts;
         self.cmd_l.next.trim = self.s_axis_fb_tdata.val().code == self.k_code_trim.val();
         self.cmd_l.next.now32 = self.now32.val();
-        self.cmd_l.next.srtt_reo = self.srtt_reo.val();
-        self.cmd_l.next.distance = self.dist_l.val();
+        self.cmd_l.next.srtt_reo = self.srtt_reo_q.q.val();
+        self.cmd_l.next.distance = self.dist_q.q.val();
         self.cmd_l.next.rto = self.rto_q.q.val();
         // EV-set commands (from the main sequence, or the loss handler below).
         self.pcmd_v.next = false;
