@@ -218,7 +218,7 @@ fn mr_cc_13_timeout_and_event_latencies() {
     // The divisions take iterations for their quotients' nibbles only (see `Divider`): the ACK's increase
     // 4096 * (target - delay) / target leaves 4 nibbles (8 iterations), the pacing gap's two divisions
     // 4160 * 8e9 / 100e9 (3 nibbles) and 4160 * 10000 / 4096 (4 nibbles, 8 iterations) run side by side.
-    assert_eq!((l_ack, l_rep, l_to, l_pace), (21, 6, 3, 18));
+    assert_eq!((l_ack, l_rep, l_to, l_pace), (22, 7, 3, 18));
     // 4160 B at 100 Gb/s = 332 ns; 4160 * 10000 / 4096 = 10156 ns.
     assert_eq!(u.gap.val().to_u64(), 10_156);
 }

@@ -20,11 +20,12 @@
 //! hardware), `target_ns < 2^31`, RTT samples `< 2^31` (MR-REL-26 discards larger ones), `bytes < 2^16`,
 //! `line_rate_bps < 2^34`... `< 2^64` (only a divisor). Times (`now`, stamps) are full 64-bit ns.
 //!
-//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 21
-//! for a 4 KiB ACK (the divider iterates over the quotient's nibbles only: 8 iterations here; in general 13
-//! plus 2 per nibble the divider processes), ACK without a multiplication (repath, suppressed decrease) 6,
+//! Latency from `start` to `done` (cycles, as the test measures them): ACK with an increase or decrease 22
+//! for a 4 KiB ACK (the divider iterates over the quotient's nibbles only: 8 iterations here; in general 14
+//! plus 2 per nibble the divider processes; an ACK's first state, PRE, registers its sample's comparisons
+//! and differences with srtt and min_rtt), ACK without a multiplication (repath, suppressed decrease) 7,
 //! timeout 3, pacing 18 for a 4 KiB packet (the two divisions run in parallel and the longer one counts);
-//! `ready` is high in idle, one cycle after `done`. Rate: one ACK event per ~22 cycles, one pacing event per
+//! `ready` is high in idle, one cycle after `done`. Rate: one ACK event per ~23 cycles, one pacing event per
 //! ~19, i.e. more than one per ACK and per sent packet of >= ~1.3 KiB at 512 bits;
 //! smaller packets need the caller to keep the previous gap (see the sender engine).
 //!
@@ -33,6 +34,7 @@
 
 use crate::cc::divider::Divider;
 use crate::cc::mul::Mul;
+use crate::common::zext::Zext;
 use rust_hdl::prelude::*;
 
 /// Event: an ACK (`on_ack`).
@@ -150,6 +152,13 @@ pub struct NsccUnit {
     bytes_r: DFF<Bits<64>>,
     cwnd: DFF<Bits<64>>,
     srtt: DFF<Bits<64>>,
+    /// An ACK's sample against srtt and min_rtt, registered in PRE for SAMPLE: `sample >= srtt`,
+    /// `sample - srtt`, `srtt - sample`, `sample <= min_rtt` and `now - min_stamp > window` (saturating).
+    s_ge: DFF<Bit>,
+    s_up: DFF<Bits<64>>,
+    s_dn: DFF<Bits<64>>,
+    mr_le: DFF<Bit>,
+    mr_old: DFF<Bit>,
     min_rtt: DFF<Bits<64>>,
     last_d: DFF<Bits<64>>,
     min_stamp: DFF<Bits<64>>,
@@ -183,6 +192,10 @@ pub struct NsccUnit {
     /// DELAY changes, so it is that cycle's value (MR-CC-10's once per srtt).
     md_recent: DFF<Bit>,
     sum: Signal<Local, Bits<64>>,
+    /// `cwnd + quotient` with its carry (65 bits): the overflow test is the carry, not a second comparison.
+    sum65: Signal<Local, Bits<65>>,
+    x_cw65: Zext<64, 65>,
+    x_q65: Zext<64, 65>,
     two_t: Signal<Local, Bits<64>>,
     k_zero64: Constant<Bits<64>>,
     k_max64: Constant<Bits<64>>,
@@ -207,6 +220,7 @@ pub struct NsccUnit {
     s_apply: Constant<Bits<4>>,
     s_clamp: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
+    s_pre: Constant<Bits<4>>,
 
     mul0: Mul,
     mul1: Mul,
@@ -248,6 +262,11 @@ impl Default for NsccUnit {
             bytes_r: Default::default(),
             cwnd: Default::default(),
             srtt: Default::default(),
+            s_ge: Default::default(),
+            s_up: Default::default(),
+            s_dn: Default::default(),
+            mr_le: Default::default(),
+            mr_old: Default::default(),
             min_rtt: Default::default(),
             last_d: Default::default(),
             min_stamp: Default::default(),
@@ -278,6 +297,9 @@ impl Default for NsccUnit {
             md_nz: Default::default(),
             md_recent: Default::default(),
             sum: Default::default(),
+            sum65: Default::default(),
+            x_cw65: Default::default(),
+            x_q65: Default::default(),
             two_t: Default::default(),
             k_zero64: Constant::new(0u64.to_bits()),
             k_max64: Constant::new(u64::MAX.to_bits()),
@@ -302,6 +324,7 @@ impl Default for NsccUnit {
             s_apply: Constant::new(7u64.to_bits()),
             s_clamp: Constant::new(8u64.to_bits()),
             s_done: Constant::new(9u64.to_bits()),
+            s_pre: Constant::new(10u64.to_bits()),
 
             mul0: Mul::new(34, 34),
             mul1: Mul::new(34, 34),
@@ -319,7 +342,7 @@ impl Logic for NsccUnit {
             min_rtt, last_d, min_stamp, last_md, md_valid, dly, dec, quad, repath_r, gap_r, done_r,
             op_a0, op_b0, op_a1, op_b1, dv0, dv1
         );
-        dff_setup!(self, clk, md_recent, md_ge, md_dt);
+        dff_setup!(self, clk, md_recent, md_ge, md_dt, s_ge, s_up, s_dn, mr_le, mr_old);
         self.mul0.clk.next = self.clk.val();
         self.mul1.clk.next = self.clk.val();
         self.div0.clk.next = self.clk.val();
@@ -373,7 +396,10 @@ impl Logic for NsccUnit {
         } else {
             self.md_recent.d.next = self.md_valid.q.val() && self.md_nz.val();
         }
-        self.sum.next = self.cwnd.q.val() + self.div0.quotient.val();
+        self.x_cw65.i.next = self.cwnd.q.val();
+        self.x_q65.i.next = self.div0.quotient.val();
+        self.sum65.next = self.x_cw65.o.val() + self.x_q65.o.val();
+        self.sum.next = self.sum65.val().get_bits::<64>(0);
         self.two_t.next = self.cfg_target_ns.val() + self.cfg_target_ns.val();
         self.done_r.d.next = false;
         if self.state.q.val() == self.s_idle.val() {
@@ -395,7 +421,18 @@ impl Logic for NsccUnit {
                 self.repath_r.d.next = false;
                 self.gap_r.d.next = self.k_zero64.val();
                 self.state.d.next = self.s_sample.val();
+                if self.kind.val() == self.k_ev_ack.val() {
+                    self.state.d.next = self.s_pre.val();
+                }
             }
+        } else if self.state.q.val() == self.s_pre.val() {
+            // An ACK's comparisons and differences for SAMPLE, so that its srtt update is one carry chain.
+            self.s_ge.d.next = self.sample_r.q.val() >= self.srtt.q.val();
+            self.s_up.d.next = self.sample_r.q.val() - self.srtt.q.val();
+            self.s_dn.d.next = self.srtt.q.val() - self.sample_r.q.val();
+            self.mr_le.d.next = self.sample_r.q.val() <= self.min_rtt.q.val();
+            self.mr_old.d.next = self.dt_min.val() > self.cfg_min_rtt_window_ns.val();
+            self.state.d.next = self.s_sample.val();
         } else if self.state.q.val() == self.s_sample.val() {
             self.state.d.next = self.s_delay.val();
             if self.kind_r.q.val() == self.k_ev_ack.val()
@@ -404,16 +441,14 @@ impl Logic for NsccUnit {
                 // MR-REL-27: srtt; MR-REL-28: windowed min_rtt.
                 if self.srtt.q.val() == self.k_zero64.val() {
                     self.srtt.d.next = self.sample_r.q.val();
-                } else if self.sample_r.q.val() >= self.srtt.q.val() {
-                    self.srtt.d.next =
-                        self.srtt.q.val() + ((self.sample_r.q.val() - self.srtt.q.val()) >> 3);
+                } else if self.s_ge.q.val() {
+                    self.srtt.d.next = self.srtt.q.val() + (self.s_up.q.val() >> 3);
                 } else {
-                    self.srtt.d.next =
-                        self.srtt.q.val() - ((self.srtt.q.val() - self.sample_r.q.val()) >> 3);
+                    self.srtt.d.next = self.srtt.q.val() - (self.s_dn.q.val() >> 3);
                 }
                 if self.min_rtt.q.val() == self.k_zero64.val()
-                    || self.sample_r.q.val() <= self.min_rtt.q.val()
-                    || self.dt_min.val() > self.cfg_min_rtt_window_ns.val()
+                    || self.mr_le.q.val()
+                    || self.mr_old.q.val()
                 {
                     self.min_rtt.d.next = self.sample_r.q.val();
                     self.min_stamp.d.next = self.now_r.q.val();
@@ -517,7 +552,7 @@ impl Logic for NsccUnit {
                 self.cwnd.d.next = self.cwnd.q.val() - self.div0.quotient.val();
                 self.last_md.d.next = self.now_r.q.val();
                 self.md_valid.d.next = true;
-            } else if self.sum.val() < self.cwnd.q.val() {
+            } else if self.sum65.val().get_bit(64) {
                 self.cwnd.d.next = self.k_max64.val();
             } else {
                 self.cwnd.d.next = self.sum.val();
