@@ -17,16 +17,17 @@
 //! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
 //! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
 //!
-//! Pipeline: [`LATENCY`] = 6 cycles from `in_valid` to `out_valid` (six register stages: the first registers the
+//! Pipeline: [`LATENCY`] = 7 cycles from `in_valid` to `out_valid` (seven register stages: the first registers the
 //! operation with `|sample - srtt|`, so that the state update does not chain that subtraction's carries into its
-//! own; the backoff shift takes three so that no stage chains more than two comparisons), one operation per
-//! cycle. Configuration values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write
+//! own; the base RTO `srtt + 4 rttvar` and `max(srtt / 4, 2 rttvar)` are registered before their clamps; the
+//! backoff shift takes three, each step's saturation test made for every value the step before can give, side
+//! by side), one operation per cycle. Configuration values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write
 //! takes effect a cycle later.
 
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
-pub const LATENCY: usize = 6;
+pub const LATENCY: usize = 7;
 
 /// Records of the estimator.
 pub mod rec {
@@ -103,6 +104,13 @@ pub struct RttUnit {
     var1: DFF<Bits<64>>,
     has1: DFF<Bit>,
     bo1: DFF<Bits<5>>,
+    // stage 2a
+    v2a: DFF<Bit>,
+    base2a: DFF<Bits<64>>,
+    bo2a: DFF<Bits<5>>,
+    reo2a: DFF<Bits<64>>,
+    srtt2a: DFF<Bits<64>>,
+    st2a: DFF<RttState>,
     // stage 2
     v2: DFF<Bit>,
     base2: DFF<Bits<64>>,
@@ -144,6 +152,11 @@ pub struct RttUnit {
     g_bm: Signal<Local, Bit>,
     g_b2: Signal<Local, Bit>,
     g_b: Signal<Local, Bit>,
+    g_c1: Signal<Local, Bit>,
+    g_d0: Signal<Local, Bit>,
+    g_dm: Signal<Local, Bit>,
+    g_d2: Signal<Local, Bit>,
+    g_d: Signal<Local, Bit>,
     base: Signal<Local, Bits<64>>,
     sh_a: Signal<Local, Bits<64>>,
     sh_b: Signal<Local, Bits<64>>,
@@ -188,6 +201,12 @@ impl Default for RttUnit {
             var1: Default::default(),
             has1: Default::default(),
             bo1: Default::default(),
+            v2a: Default::default(),
+            base2a: Default::default(),
+            bo2a: Default::default(),
+            reo2a: Default::default(),
+            srtt2a: Default::default(),
+            st2a: Default::default(),
             v2: Default::default(),
             base2: Default::default(),
             bo2: Default::default(),
@@ -225,6 +244,11 @@ impl Default for RttUnit {
             g_bm: Default::default(),
             g_b2: Default::default(),
             g_b: Default::default(),
+            g_c1: Default::default(),
+            g_d0: Default::default(),
+            g_dm: Default::default(),
+            g_d2: Default::default(),
+            g_d: Default::default(),
             base: Default::default(),
             sh_a: Default::default(),
             sh_b: Default::default(),
@@ -245,9 +269,9 @@ impl Logic for RttUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, rmax_q, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2,
-            base2, bo2, reo2, srtt2, st2, v3, r3, bo3, reo3, srtt3, st3, v3b, r3b, bo3b, reo3b,
-            srtt3b, st3b, v4, r4, reo4, srtt4, st4
+            self, clk, rmax_q, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2a,
+            base2a, bo2a, reo2a, srtt2a, st2a, v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3, reo3,
+            srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b, st3b, v4, r4, reo4, srtt4, st4
         );
         // Stage 0: the operation, and |e| = |sample - srtt|.
         self.zx_srtt.next.lo = self.st_in.val().srtt;
@@ -308,34 +332,41 @@ impl Logic for RttUnit {
         if self.has1.q.val() {
             self.base.next = self.srtt1.q.val() + (self.var1.q.val() << 2);
         }
-        self.v2.d.next = self.v1.q.val();
-        self.base2.d.next = self.base.val();
-        if self.base.val() < self.cfg_rto_min_ns.val() {
-            self.base2.d.next = self.cfg_rto_min_ns.val();
-        }
-        if self.base.val() > self.rmax_q.q.val() {
-            self.base2.d.next = self.rmax_q.q.val();
-        }
+        self.v2a.d.next = self.v1.q.val();
+        self.base2a.d.next = self.base.val();
         self.reo.next = self.srtt1.q.val() >> 2;
         if (self.var1.q.val() << 1) > self.reo.val() {
             self.reo.next = self.var1.q.val() << 1;
         }
-        self.reo2.d.next = self.reo.val();
-        if self.k_1000.val() > self.reo.val() {
+        self.reo2a.d.next = self.reo.val();
+        self.bo2a.d.next = self.bo1.q.val();
+        self.srtt2a.d.next = self.srtt1.q.val();
+        // Stage 2b: the base's clamp and reo_wnd's floor, on stage 2a's registered sums.
+        self.v2.d.next = self.v2a.q.val();
+        self.base2.d.next = self.base2a.q.val();
+        if self.base2a.q.val() < self.cfg_rto_min_ns.val() {
+            self.base2.d.next = self.cfg_rto_min_ns.val();
+        }
+        if self.base2a.q.val() > self.rmax_q.q.val() {
+            self.base2.d.next = self.rmax_q.q.val();
+        }
+        self.reo2.d.next = self.reo2a.q.val();
+        if self.k_1000.val() > self.reo2a.q.val() {
             self.reo2.d.next = self.k_1000.val();
         }
-        self.bo2.d.next = self.bo1.q.val();
-        self.srtt2.d.next = self.srtt1.q.val();
-        self.st2.d.next.srtt = self.srtt1.q.val().get_bits::<24>(0);
+        self.bo2.d.next = self.bo2a.q.val();
+        self.srtt2.d.next = self.srtt2a.q.val();
+        self.st2.d.next = self.st2a.q.val();
+        self.st2a.d.next.srtt = self.srtt1.q.val().get_bits::<24>(0);
         if self.srtt1.q.val() > self.k_ns24_max.val() {
-            self.st2.d.next.srtt = self.k_ns24_max.val().get_bits::<24>(0);
+            self.st2a.d.next.srtt = self.k_ns24_max.val().get_bits::<24>(0);
         }
-        self.st2.d.next.rttvar = self.var1.q.val().get_bits::<24>(0);
+        self.st2a.d.next.rttvar = self.var1.q.val().get_bits::<24>(0);
         if self.var1.q.val() > self.k_ns24_max.val() {
-            self.st2.d.next.rttvar = self.k_ns24_max.val().get_bits::<24>(0);
+            self.st2a.d.next.rttvar = self.k_ns24_max.val().get_bits::<24>(0);
         }
-        self.st2.d.next.has = self.has1.q.val();
-        self.st2.d.next.backoff = self.bo1.q.val();
+        self.st2a.d.next.has = self.has1.q.val();
+        self.st2a.d.next.backoff = self.bo1.q.val();
         // Stage 3: backoff shift by 1, 2, saturating at rto_max (MR-REL-30).
         // (the second step's comparison made for each value the first can give, side by side)
         self.g_a1.next = self.base2.q.val() > (self.rmax_q.q.val() >> 1);
@@ -382,17 +413,25 @@ impl Logic for RttUnit {
         self.srtt3b.d.next = self.srtt3.q.val();
         self.st3b.d.next = self.st3.q.val();
         // Stage 4: shift by 8, 16.
+        // (as stage 3: the second step's comparison made for each value the first can give)
+        self.g_c1.next = self.r3b.q.val() > (self.rmax_q.q.val() >> 8);
+        self.g_d0.next = self.r3b.q.val() > (self.rmax_q.q.val() >> 16);
+        self.g_dm.next = self.rmax_q.q.val() > (self.rmax_q.q.val() >> 16);
+        self.g_d2.next = (self.r3b.q.val() << 8) > (self.rmax_q.q.val() >> 16);
         self.sh_c.next = self.r3b.q.val();
+        self.g_d.next = self.g_d0.val();
         if self.bo3b.q.val().get_bit(3) {
-            if self.r3b.q.val() > (self.rmax_q.q.val() >> 8) {
+            if self.g_c1.val() {
                 self.sh_c.next = self.rmax_q.q.val();
+                self.g_d.next = self.g_dm.val();
             } else {
                 self.sh_c.next = self.r3b.q.val() << 8;
+                self.g_d.next = self.g_d2.val();
             }
         }
         self.sh_d.next = self.sh_c.val();
         if self.bo3b.q.val().get_bit(4) {
-            if self.sh_c.val() > (self.rmax_q.q.val() >> 16) {
+            if self.g_d.val() {
                 self.sh_d.next = self.rmax_q.q.val();
             } else {
                 self.sh_d.next = self.sh_c.val() << 16;
@@ -406,6 +445,7 @@ impl Logic for RttUnit {
         if self.rst.val() {
             self.v0.d.next = false;
             self.v1.d.next = false;
+            self.v2a.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
             self.v3b.d.next = false;
