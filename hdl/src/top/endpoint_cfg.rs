@@ -2,7 +2,8 @@
 //! into the configuration inputs of the pipelines, with the positions taken from regmap's tables, and derives
 //! NSCC's `bdp = max(line_rate_bps * base_rtt_ns / 8e9, mtu)` (spec 6.2). With the line rate in Mb/s the
 //! quotient is exactly `mbps * base_rtt_ns / 8000`; a radix-2 divider recomputes it continuously (66 cycles per
-//! round), so `cfg_bdp` follows a register write within 132 cycles. Everything else is wiring.
+//! round), so `cfg_bdp` follows a register write within 132 cycles (the maximum with the MTU is taken when a
+//! round stores its quotient, so an MTU write also takes effect then). Everything else is wiring.
 
 use crate::top::regfile::endpoint_bit;
 use metaroce_regmap::endpoint::{field, reg};
@@ -114,7 +115,10 @@ impl Logic for EndpointCfg {
                         self._quo <<= 1;
                     }
                 }
-                _ => self._bdp = self._quo,
+                _ => {
+                    let mtu = 1u64 << fieldv(&ep, reg::MTU, &field::MTU_LOG);
+                    self._bdp = self._quo.max(mtu);
+                }
             }
             self._step = (self._step + 1) % ROUND;
         }
@@ -150,7 +154,7 @@ impl Logic for EndpointCfg {
         self.cfg_ack_delay_ns.next = bits(fieldv(&ep, reg::ACK, &field::ACK_DELAY));
         self.cfg_mtu_log.next = bits(fieldv(&ep, reg::MTU, &field::MTU_LOG));
         self.cfg_mtu.next = bits(mtu);
-        self.cfg_bdp.next = bits(self._bdp.max(mtu));
+        self.cfg_bdp.next = bits(self._bdp);
     }
 
     fn connect(&mut self) {
@@ -219,7 +223,7 @@ always @(posedge clk) begin
          quo <= {{quo[62:0], 1'b0}};
       end
    end else begin
-      bdp <= quo;
+      bdp <= (quo > mtu) ? quo : mtu;
    end
    step <= (step == 7'd{last}) ? 7'd0 : step + 7'd1;
 end
@@ -247,7 +251,7 @@ always @(*) begin
    cfg_ack_delay_ns = {delay};
    cfg_mtu_log = {{{mtu_pad}'d0, endpoint[{mtu_b} +: {mtu_n}]}};
    cfg_mtu = mtu;
-   cfg_bdp = (bdp > mtu) ? bdp : mtu;
+   cfg_bdp = bdp;
 end
 ",
             rate = w(reg::LINE_RATE),
