@@ -152,6 +152,12 @@ pub struct MrCheck<const A: usize> {
     mlongb: DFF<Bit>,
     pnzb: DFF<Bit>,
     mrfb: DFF<Bit>,
+    /// `off`, `room` and the non-empty flag registered: the bounds test `off > room` is made in stage 2, so
+    /// that stage 1 does not chain a comparison behind the two subtractions.
+    offb: DFF<Bits<64>>,
+    roomb: DFF<Bits<64>>,
+    lnzb: DFF<Bit>,
+    mrf2: Signal<Local, Bit>,
     // stage 3 (output)
     v2: DFF<Bit>,
     meta2: DFF<PktMeta>,
@@ -261,6 +267,10 @@ impl<const A: usize> MrCheck<A> {
             mlongb: Default::default(),
             pnzb: Default::default(),
             mrfb: Default::default(),
+            offb: Default::default(),
+            roomb: Default::default(),
+            lnzb: Default::default(),
+            mrf2: Default::default(),
             v2: Default::default(),
             meta2: Default::default(),
             chk2: Default::default(),
@@ -313,8 +323,8 @@ impl<const A: usize> Logic for MrCheck<A> {
         dff_setup!(
             self, clk, v1, meta1, chk1, cand1, key1, a1, len1, need1, lk1, is_w1, is_s1, is_rr1,
             is_rresp1, rbad1, is_unsup1, big1, mlong1, lnz1, pnz1, vb, metab, chkb, candb, ab,
-            is_wb, is_sb, is_rrb, is_rrespb, rbadb, is_unsupb, bigb, mlongb, pnzb, mrfb, v2, meta2,
-            chk2
+            is_wb, is_sb, is_rrb, is_rrespb, rbadb, is_unsupb, bigb, mlongb, pnzb, mrfb, offb,
+            roomb, lnzb, v2, meta2, chk2
         );
         self.mrt.clk.next = self.clk.val();
         self.mrt.s_axis_ctxw_tdata.next = self.s_axis_ctxw_tdata.val();
@@ -401,7 +411,6 @@ impl<const A: usize> Logic for MrCheck<A> {
                 | self.key_bad.val()
                 | (self.a1.q.val() < self.eaddr.val())
                 | (self.len1.q.val() > self.elen.val())
-                | (self.off.val() > self.room.val())
                 | ((self.eacc.val() & self.need1.q.val()) != self.need1.q.val()));
         if self.adv.val() {
             self.vb.d.next = self.v1.q.val();
@@ -419,7 +428,13 @@ impl<const A: usize> Logic for MrCheck<A> {
             self.mlongb.d.next = self.mlong1.q.val();
             self.pnzb.d.next = self.pnz1.q.val();
             self.mrfb.d.next = self.mr_fail.val();
+            self.offb.d.next = self.off.val();
+            self.roomb.d.next = self.room.val();
+            self.lnzb.d.next = self.lnz1.q.val();
         }
+        // The MR check's verdict: stage 1's tests and the bounds test `off > room`.
+        self.mrf2.next =
+            self.mrfb.q.val() | (self.lnzb.q.val() & (self.offb.q.val() > self.roomb.q.val()));
 
         // Stage 2: decide.
         self.ometa.next = self.metab.q.val();
@@ -434,7 +449,7 @@ impl<const A: usize> Logic for MrCheck<A> {
             } else if self.chkb.q.val().nack {
                 // keep the receive queue's verdict
             } else if self.is_wb.q.val() {
-                if self.mrfb.q.val() {
+                if self.mrf2.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
                     self.facc.next = true;
@@ -446,7 +461,7 @@ impl<const A: usize> Logic for MrCheck<A> {
                 if self.mlongb.q.val() {
                     self.do_fail.next = true;
                     self.ochk.next.owes_wqe = true;
-                } else if self.mrfb.q.val() {
+                } else if self.mrf2.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
                     self.facc.next = true;
@@ -457,7 +472,7 @@ impl<const A: usize> Logic for MrCheck<A> {
             } else if self.is_rrb.q.val() {
                 if self.pnzb.q.val() {
                     self.do_fail.next = true;
-                } else if self.mrfb.q.val() {
+                } else if self.mrf2.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
                     self.facc.next = true;
@@ -465,7 +480,7 @@ impl<const A: usize> Logic for MrCheck<A> {
             } else if self.is_rrespb.q.val() {
                 if self.rbadb.q.val() {
                     self.do_fail.next = true;
-                } else if self.mrfb.q.val() {
+                } else if self.mrf2.val() {
                     self.do_fail.next = true;
                     self.fcode.next = self.c_nack_access.val();
                     self.facc.next = true;

@@ -121,6 +121,10 @@ pub struct ReadTable<const CB: usize, const MB: usize, const SA: usize> {
     ent: Signal<Local, ReadEnt>,
     cand: Signal<Local, Bit>,
     room: Signal<Local, Bits<64>>,
+    /// The response's `msg_len - addr` and `addr > msg_len`, registered with the packet (the entry must have
+    /// `len = msg_len`, so the bounds need no RAM data: one carry chain per cycle).
+    room1: DFF<Bits<64>>,
+    agt1: DFF<Bit>,
     ok: Signal<Local, Bit>,
     ochk: Signal<Local, RxCheck>,
     take_rd: Signal<Local, Bit>,
@@ -177,6 +181,8 @@ impl<const CB: usize, const MB: usize, const SA: usize> ReadTable<CB, MB, SA> {
             ent: Default::default(),
             cand: Default::default(),
             room: Default::default(),
+            room1: Default::default(),
+            agt1: Default::default(),
             ok: Default::default(),
             ochk: Default::default(),
             take_rd: Default::default(),
@@ -200,7 +206,7 @@ impl<const CB: usize, const MB: usize, const SA: usize> Default for ReadTable<CB
 impl<const CB: usize, const MB: usize, const SA: usize> Logic for ReadTable<CB, MB, SA> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, v1, meta1, chk1, vo, meta_o, chk_o, rd_v, rd);
+        dff_setup!(self, clk, v1, meta1, chk1, vo, meta_o, chk_o, rd_v, rd, room1, agt1);
         self.tab.clk.next = self.clk.val();
         self.adv.next = !self.vo.q.val() | self.m_axis_pkt_tready.val();
         self.s_axis_pkt_tready.next = self.adv.val();
@@ -216,10 +222,14 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for ReadTable<CB, 
         self.x_rc.i.next = self.rconn.val().get_bits::<CB>(0);
         self.x_ri.i.next = self.rmsn.val().get_bits::<MB>(0);
         self.tab.rd_addr.next = (self.x_rc.o.val() << self.c_mb.val()) | self.x_ri.o.val();
+        self.x_len.i.next = self.s_axis_pkt_tdata.val().msg_len;
+        self.room.next = self.x_len.o.val() - self.s_axis_pkt_tdata.val().addr;
         if self.adv.val() {
             self.v1.d.next = self.s_axis_pkt_tvalid.val();
             self.meta1.d.next = self.s_axis_pkt_tdata.val();
             self.chk1.d.next = self.s_axis_pkt_tuser.val();
+            self.room1.d.next = self.room.val();
+            self.agt1.d.next = self.s_axis_pkt_tdata.val().addr > self.x_len.o.val();
         }
 
         // Stage 1: the entry is on the RAM output.
@@ -229,13 +239,11 @@ impl<const CB: usize, const MB: usize, const SA: usize> Logic for ReadTable<CB, 
             & !self.meta1.q.val().trimmed
             & (self.meta1.q.val().opcode == self.c_op_read_resp.val());
         self.x_plen.i.next = self.meta1.q.val().payload_len;
-        self.x_len.i.next = self.ent.val().len;
-        self.room.next = self.x_len.o.val() - self.meta1.q.val().addr;
         self.ok.next = self.ent.val().valid
             & (self.ent.val().msn == self.meta1.q.val().key)
             & (self.ent.val().len == self.meta1.q.val().msg_len)
-            & (self.meta1.q.val().addr <= self.x_len.o.val())
-            & (self.x_plen.o.val() <= self.room.val());
+            & !self.agt1.q.val()
+            & (self.x_plen.o.val() <= self.room1.q.val());
         self.ochk.next = self.chk1.q.val();
         if self.cand.val() {
             self.ochk.next.rqe_ok = self.ok.val();

@@ -316,6 +316,8 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     examined: Signal<Local, Bit>,
     too_far: Signal<Local, Bit>,
     bad_off: DFF<Bit>,
+    off_gt: DFF<Bit>,
+    off_rem: DFF<Bits<64>>,
     rqe: Signal<Local, Bits<256>>,
     log16: Zext<4, 16>,
     slot64: Zext<16, 64>,
@@ -346,6 +348,7 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     k_nack_invalid: Lit<8, { NackCode::Invalid as u64 }>,
     k_drop_invalid: Lit<8, { crate::rx::drop::INVALID as u64 }>,
     k_one16: Lit<16, 1>,
+    k_ones16: Lit<16, 0xffff>,
     k_len32: Lit<32, 32>,
     /// The cache's entries: a prefetch reads only RQEs less than this many ahead of the consumer index, whose
     /// entries (direct-mapped) hold no unconsumed RQE.
@@ -507,6 +510,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             examined: Default::default(),
             too_far: Default::default(),
             bad_off: Default::default(),
+            off_gt: Default::default(),
+            off_rem: Default::default(),
             rqe: Default::default(),
             log16: Default::default(),
             slot64: Default::default(),
@@ -537,6 +542,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             k_nack_invalid: Default::default(),
             k_drop_invalid: Default::default(),
             k_one16: Default::default(),
+            k_ones16: Default::default(),
             k_len32: Default::default(),
             k_ahead: Default::default(),
             k_s_idle: Default::default(),
@@ -580,7 +586,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
         dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done, fl_pend, fl_qp, fl_turn);
-        dff_setup!(self, clk, is_pop, is_fl, is_pf, is_ci, bad_off);
+        dff_setup!(self, clk, is_pop, is_fl, is_pf, is_ci, bad_off, off_gt, off_rem);
         self.qpt.clk.next = self.clk.val();
         self.piram.clk.next = self.clk.val();
         self.ciram.clk.next = self.clk.val();
@@ -781,10 +787,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         self.too_far.next = self.x_k.o.val() > (self.x_size.o.val() + self.x_max.o.val());
         self.x_mlen.i.next = self.meta.q.val().msg_len;
         self.x_plen.i.next = self.meta.q.val().payload_len;
-        // Registered every cycle: the packet's fields are in `meta` from S1 on, the test is read at S4 (its two
-        // 64-bit carry chains stay off the S4 decision).
-        self.bad_off.d.next = (self.meta.q.val().addr > self.x_mlen.o.val())
-            | (self.x_plen.o.val() > (self.x_mlen.o.val() - self.meta.q.val().addr));
+        // Registered every cycle in two steps: the packet's fields are in `meta` from S1 on, the test is read at
+        // S4 (valid from S3), so neither its two 64-bit carry chains nor their sequence meets the S4 decision.
+        self.off_gt.d.next = self.meta.q.val().addr > self.x_mlen.o.val();
+        self.off_rem.d.next = self.x_mlen.o.val() - self.meta.q.val().addr;
+        self.bad_off.d.next = self.off_gt.q.val() | (self.x_plen.o.val() > self.off_rem.q.val());
         self.op.next = self.meta.q.val().opcode;
         self.is_send.next = (self.op.val() == self.k_op_send.v.val())
             | (self.op.val() == self.k_op_send_imm.v.val());
@@ -799,7 +806,9 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         } else {
             self.idx.next = self.idx_p.q.val();
         }
-        self.slot64.i.next = self.idx.val() & (self.size.val() - self.k_one16.v.val());
+        // (the mask `size - 1` as the complement of all-ones shifted by `log`: no carry chain before the address
+        // adder)
+        self.slot64.i.next = self.idx.val() & !(self.k_ones16.v.val() << self.log16.o.val());
         self.ssnb.wr_en.next = false;
         self.ssnb.wr_addr.next = self.conn_r.q.val();
         if self.qv_r.q.val() {

@@ -98,6 +98,7 @@ pub struct QueueMgr {
     c_z24: Constant<Bits<24>>,
     c_z16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
+    c_ones16: Constant<Bits<16>>,
     c_z2: Constant<Bits<2>>,
     c_z9: Constant<Bits<DB_FIFO_LOG>>,
     c_one9: Constant<Bits<DB_FIFO_LOG>>,
@@ -181,6 +182,7 @@ impl QueueMgr {
             c_z24: Constant::new(0.into()),
             c_z16: Constant::new(0.into()),
             c_one16: Constant::new(1.into()),
+            c_ones16: Constant::new(0xffffu64.into()),
             c_z2: Constant::new(0.into()),
             c_z9: Constant::new(0.into()),
             c_one9: Constant::new(1.into()),
@@ -263,7 +265,9 @@ impl Logic for QueueMgr {
         // Ring arithmetic (regmap::queues::Ring).
         self.size.next = self.c_one16.val() << self.r.q.val().log;
         self.occ.next = self.pi.q.val() - self.r.q.val().ci;
-        self.slot.next = self.r.q.val().ci & (self.size.val() - self.c_one16.val());
+        // (the ring's mask `size - 1` as the complement of all-ones shifted by `log`: no carry chain before the
+        // address adder)
+        self.slot.next = self.r.q.val().ci & !(self.c_ones16.val() << self.r.q.val().log);
         self.z_slot.i.next = self.slot.val();
         self.z_qpn.i.next = self.qpn.q.val();
         self.m_axis_fetch_tvalid.next = false;
