@@ -299,8 +299,10 @@ pub struct Scheduler {
     rr_wr: Signal<Local, Bit>,
     now32: Signal<Local, Bits<32>>,
     d_una: Signal<Local, Bits<32>>,
-    d_win: Signal<Local, Bits<32>>,
-    w_len: Signal<Local, Bits<32>>,
+    /// A retransmission's `psn - snd_una` and the window's `snd_nxt - snd_una`, registered in `GotConn` from the
+    /// connection word (Dispatch compares them: one carry chain).
+    d_win: DFF<Bits<32>>,
+    w_len: DFF<Bits<32>>,
     d_rel: Signal<Local, Bits<32>>,
     d_first: DFF<Bits<32>>,
     m_span: DFF<Bits<32>>,
@@ -535,9 +537,9 @@ impl Logic for Scheduler {
     fn update(&mut self) {
         dff_setup!(
             self, clk, st, op, c, cs, cs_n, peer, m, m_n, m_new, mi, nx, psn, una_v, una_peer, wr,
-            wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, rtx_due, is_rtx,
-            resp, pm, pay_len, charged, last, rr_push, open_rec, closed, rr_wp, rr_rp, rr_ne,
-            rdrec, rwait, rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
+            wr_hold, wr_backoff, rtx_c, rtx_psn, rtx_hold, rtx_wait, rtx_retry, rtx_due, d_win,
+            w_len, is_rtx, resp, pm, pay_len, charged, last, rr_push, open_rec, closed, rr_wp,
+            rr_rp, rr_ne, rdrec, rwait, rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
         );
         dff_setup!(self, clk, cont, ctxw_seen, quiet, d_first, m_span);
         self.mtab.clk.next = self.clk.val();
@@ -591,8 +593,6 @@ impl Logic for Scheduler {
         // Serial arithmetic.
         self.now32.next = self.now.val().get_bits::<32>(0);
         self.d_una.next = self.una_v.q.val() - self.cs.q.val().una;
-        self.d_win.next = self.psn.q.val() - self.cs.q.val().una;
-        self.w_len.next = self.cs.q.val().nxt - self.cs.q.val().una;
         self.d_rel.next =
             self.cs_n.q.val().una - self.mtab.msg_rd_data.val().last_psn - self.c_one32.val();
         // The retransmission's PSN against the message just read, registered for `RtxChk`.
@@ -792,6 +792,9 @@ impl Logic for Scheduler {
                 self.cs.d.next = self.mtab.conn_rd_data.val();
                 self.cs_n.d.next = self.mtab.conn_rd_data.val();
                 self.peer.d.next = self.mtab.peer_rd_data.val();
+                self.d_win.d.next = self.psn.q.val() - self.mtab.conn_rd_data.val().una;
+                self.w_len.d.next =
+                    self.mtab.conn_rd_data.val().nxt - self.mtab.conn_rd_data.val().una;
                 self.st.d.next = SchedState::Dispatch;
             }
             SchedState::Dispatch => {
@@ -901,7 +904,7 @@ impl Logic for Scheduler {
                     }
                 } else if self.op.q.val() == self.c_op_rtx.val() {
                     if !self.cs.q.val().open
-                        | (self.d_win.val() >= self.w_len.val())
+                        | (self.d_win.q.val() >= self.w_len.q.val())
                         | (self.cs.q.val().count == self.c_z16.val())
                     {
                         self.rtx_hold.d.next = false;
