@@ -480,6 +480,7 @@ pub struct SenderEngine {
     rto_q: DFF<Bits<32>>,
     reo_q: DFF<Bits<32>>,
     srtt_reo_q: DFF<Bits<32>>,
+    rd_q: DFF<Bits<16>>,
     dist_q: DFF<Bits<32>>,
     nk: DFF<Bits<3>>,
     nret: DFF<EngState>,
@@ -741,6 +742,7 @@ impl SenderEngine {
             rto_q: Default::default(),
             reo_q: Default::default(),
             srtt_reo_q: Default::default(),
+            rd_q: Default::default(),
             dist_q: Default::default(),
             nk: Default::default(),
             nret: Default::default(),
@@ -874,8 +876,8 @@ impl Logic for SenderEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
-            dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, srtt_reo_q, dist_q, nk, nret,
-            dret, rto_due, outst, peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st,
+            dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, srtt_reo_q, rd_q, dist_q, nk,
+            nret, dret, rto_due, outst, peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st,
             stop_v, stop_c, lbusy, lw, lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp,
             rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap,
             pace_nz, pre_paced, cc_ok, det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v,
@@ -1001,10 +1003,12 @@ impl Logic for SenderEngine {
         self.rw2.next = self.k_zero32.val();
         self.rw3.next = self.k_zero32.val();
         self.rw4.next = self.k_zero32.val();
-        self.rd_l.next.lo = self.cfg_reorder_distance.val();
+        // max(reorder_distance, 16), registered (a configuration write takes effect a cycle later).
+        self.rd_q.d.next = self.cfg_reorder_distance.val();
         if self.cfg_reorder_distance.val() < self.k_sixteen16.val() {
-            self.rd_l.next.lo = self.k_sixteen16.val();
+            self.rd_q.d.next = self.k_sixteen16.val();
         }
+        self.rd_l.next.lo = self.rd_q.q.val();
         self.rd_l.next.hi = self.k_zero16.val();
         self.rd32.next = self.rd_l.val().into();
         self.dw0.next = self.k_zero32.val();
@@ -1032,14 +1036,12 @@ impl Logic for SenderEngine {
             self.rw4.next = self.reo_q.q.val() << 4;
             self.dw4.next = self.rd32.val() << 4;
         }
-        self.srtt_reo.next = self.srtt_q.q.val().get_bits::<32>(0)
-            + self.rw0.val()
-            + self.rw1.val()
-            + self.rw2.val()
-            + self.rw3.val()
-            + self.rw4.val();
-        self.dist_l.next =
-            self.dw0.val() + self.dw1.val() + self.dw2.val() + self.dw3.val() + self.dw4.val();
+        // (the sums as balanced trees: three carry chains deep, not five)
+        self.srtt_reo.next = ((self.srtt_q.q.val().get_bits::<32>(0) + self.rw0.val())
+            + (self.rw1.val() + self.rw2.val()))
+            + (self.rw3.val() + self.rw4.val());
+        self.dist_l.next = ((self.dw0.val() + self.dw1.val()) + (self.dw2.val() + self.dw3.val()))
+            + self.dw4.val();
         if self.dist_l.val() > self.k_w32.val() {
             self.dist_l.next = self.k_w32.val();
         }
