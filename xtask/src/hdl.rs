@@ -216,21 +216,10 @@ struct DeepPath {
     to: Vec<String>,
 }
 
-/// Logic levels of the deepest register-to-register (or port-to-register) path of a mapped netlist: the number
-/// of LUTs and wide-function multiplexers (MUXF7/8/9) on it. Carry chains count as no level (a carry cell adds
-/// tens of picoseconds, not a LUT delay); flip-flops, RAMs, DSPs and I/O buffers end paths. Also returns up to
-/// `report` of the deepest paths (one per starting cell), each with the signals it starts from and the
-/// registers it ends in, named by the netlist's net names (`cargo xtask synth --paths N` prints them).
-fn lut_depth(json: &str, top: &str, report: usize) -> Result<(u64, Vec<DeepPath>), String> {
-    use std::collections::HashMap;
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("netlist of {top}: {e}"))?;
-    let module = &v["modules"][top];
-    let cells = module["cells"]
-        .as_object()
-        .ok_or_else(|| format!("netlist of {top}: no cells"))?;
-    // A name for every net bit: a user name (not starting with `$`) when there is one.
-    let mut names: HashMap<u64, String> = HashMap::new();
+/// A name for every net bit of a mapped module (`write_json`): a user name (not starting with `$`) when there
+/// is one, with the bit index for a net of more than one bit.
+fn net_names(module: &serde_json::Value) -> std::collections::HashMap<u64, String> {
+    let mut names: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
     if let Some(nets) = module["netnames"].as_object() {
         for (n, net) in nets {
             let bits: Vec<u64> = net["bits"]
@@ -241,21 +230,42 @@ fn lut_depth(json: &str, top: &str, report: usize) -> Result<(u64, Vec<DeepPath>
                 .collect();
             let whole = bits.len() == 1;
             for (i, b) in bits.into_iter().enumerate() {
-                let name = if whole {
-                    n.clone()
-                } else {
-                    format!("{n}[{i}]")
-                };
                 let better = match names.get(&b) {
                     None => true,
                     Some(old) => old.starts_with('$') && !n.starts_with('$'),
                 };
                 if better {
-                    names.insert(b, name);
+                    names.insert(
+                        b,
+                        if whole {
+                            n.clone()
+                        } else {
+                            format!("{n}[{i}]")
+                        },
+                    );
                 }
             }
         }
     }
+    names
+}
+
+/// Logic levels of the deepest register-to-register (or port-to-register) path of a mapped netlist: the number
+/// of LUTs and wide-function multiplexers (MUXF7/8/9) on it. Carry chains count as no level (a carry cell adds
+/// tens of picoseconds, not a LUT delay); flip-flops, RAMs, DSPs and I/O buffers end paths. Also returns up to
+/// `report` of the deepest paths (one per starting cell), each with the signals it starts from and the
+/// registers it ends in, named by the netlist's net names (`cargo xtask synth --paths N` prints them).
+fn lut_depth(
+    netlist: &serde_json::Value,
+    top: &str,
+    report: usize,
+) -> Result<(u64, Vec<DeepPath>), String> {
+    use std::collections::HashMap;
+    let module = &netlist["modules"][top];
+    let cells = module["cells"]
+        .as_object()
+        .ok_or_else(|| format!("netlist of {top}: no cells"))?;
+    let names = net_names(module);
     let name = |b: u64| names.get(&b).cloned().unwrap_or_else(|| format!("net {b}"));
     // For every combinational cell: its input bits, output bits and weight; for every bit a sequential cell
     // reads, what it feeds.
@@ -412,7 +422,7 @@ fn cell_delays(tools: &Tools) -> Result<CellDelays, String> {
     Ok(parse_cell_delays(&text))
 }
 
-/// The integer `specify` arcs (`(I0 => O) = 642;`) of the LUT, MUXF and CARRY4 modules of a cell library.
+/// The integer `specify` arcs (`(I0 => O) = 642;`) of the LUT, MUXF, CARRY4 and INV modules of a cell library.
 fn parse_cell_delays(text: &str) -> CellDelays {
     let mut map = std::collections::HashMap::new();
     let mut module: Option<String> = None;
@@ -431,7 +441,7 @@ fn parse_cell_delays(text: &str) -> CellDelays {
             continue;
         }
         let Some(m) = &module else { continue };
-        if !(m.starts_with("LUT") || m.starts_with("MUXF") || m == "CARRY4") {
+        if !(m.starts_with("LUT") || m.starts_with("MUXF") || m == "CARRY4" || m == "INV") {
             continue;
         }
         let Some(rest) = t.strip_prefix('(') else {
@@ -474,46 +484,17 @@ struct SlowPath {
 /// it saves area (so that logic without carries is mapped deeper next to slow carry chains). Returns the
 /// slowest path's delay and up to `report` paths, one per endpoint register (its bits together).
 fn model_delay(
-    json: &str,
+    netlist: &serde_json::Value,
     top: &str,
     delays: &CellDelays,
     report: usize,
 ) -> Result<(u64, Vec<SlowPath>), String> {
     use std::collections::HashMap;
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("netlist of {top}: {e}"))?;
-    let module = &v["modules"][top];
+    let module = &netlist["modules"][top];
     let cells = module["cells"]
         .as_object()
         .ok_or_else(|| format!("netlist of {top}: no cells"))?;
-    let mut names: HashMap<u64, String> = HashMap::new();
-    if let Some(nets) = module["netnames"].as_object() {
-        for (n, net) in nets {
-            let bits: Vec<u64> = net["bits"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|b| b.as_u64())
-                .collect();
-            let whole = bits.len() == 1;
-            for (i, b) in bits.into_iter().enumerate() {
-                let better = match names.get(&b) {
-                    None => true,
-                    Some(old) => old.starts_with('$') && !n.starts_with('$'),
-                };
-                if better {
-                    names.insert(
-                        b,
-                        if whole {
-                            n.clone()
-                        } else {
-                            format!("{n}[{i}]")
-                        },
-                    );
-                }
-            }
-        }
-    }
+    let names = net_names(module);
     let name = |b: u64| names.get(&b).cloned().unwrap_or_else(|| format!("net {b}"));
     let bits_of = |c: &serde_json::Value, port: &str| -> Vec<Option<u64>> {
         c["connections"][port]
@@ -536,7 +517,10 @@ fn model_delay(
             .flatten()
             .map(|(p, d)| (p.clone(), d.as_str() == Some("output")))
             .collect();
-        let logic = ty.starts_with("LUT") || ty.starts_with("MUXF") || ty.starts_with("CARRY");
+        let logic = ty.starts_with("LUT")
+            || ty.starts_with("MUXF")
+            || ty.starts_with("CARRY")
+            || ty == "INV";
         if !logic {
             let q = ports
                 .iter()
@@ -1101,7 +1085,9 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
         let stat = std::fs::read_to_string(dir.join(format!("{m}.stat"))).unwrap_or_default();
         let json = std::fs::read_to_string(dir.join(format!("{m}.json"))).unwrap_or_default();
         let mut u = parse_usage(&stat);
-        let (levels, deep) = lut_depth(&json, &m, paths)?;
+        let netlist: serde_json::Value =
+            serde_json::from_str(&json).map_err(|e| format!("netlist of {m}: {e}"))?;
+        let (levels, deep) = lut_depth(&netlist, &m, paths)?;
         u.levels = levels;
         u.note = note;
         // Memories yosys inferred outside the `SdpRam`s (small register arrays) join the rule's figures.
@@ -1117,7 +1103,7 @@ pub fn synth(tools: &Tools, args: &[String]) -> Result<(), String> {
             eprintln!("      to {}", d.to.join(", "));
         }
         if paths > 0 {
-            let (worst, slow) = model_delay(&json, &m, &delays, 4 * paths)?;
+            let (worst, slow) = model_delay(&netlist, &m, &delays, 4 * paths)?;
             eprintln!("    slowest by the cell library's delays (no routing): {worst} ps");
             for p in &slow {
                 eprintln!("    {} ps from {} to {}", p.ps, p.from, p.to);
@@ -1424,6 +1410,7 @@ mod tests {
             lut(2, 10),
             ff(10, 11),
         );
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
         let (levels, paths) = lut_depth(&json, "m", 2).unwrap();
         assert_eq!(levels, 3);
         assert_eq!(paths.len(), 2);
@@ -1470,7 +1457,8 @@ mod tests {
               "ff3": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"},
                       "connections": {"D": [10], "Q": [11]}}
             }}}}"#;
-        let (worst, paths) = model_delay(json, "m", &delays, 3).unwrap();
+        let json: serde_json::Value = serde_json::from_str(json).unwrap();
+        let (worst, paths) = model_delay(&json, "m", &delays, 3).unwrap();
         assert_eq!(worst, 238 + 508 + 114);
         assert_eq!(paths[0].ps, 860);
         assert_eq!(paths[0].from, "q");
