@@ -199,15 +199,15 @@ pub mod rec {
         pub hi: Bits<48>,
     }
 
-    /// A 16-bit value zero-extended to 32 bits.
+    /// A 9-bit value zero-extended to 32 bits.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-    pub struct Zx16n {
-        pub lo: Bits<16>,
-        pub hi: Bits<16>,
+    pub struct Zx9n {
+        pub lo: Bits<9>,
+        pub hi: Bits<23>,
     }
 }
 
-pub use rec::{EngSt, Zx16n, Zx16w};
+pub use rec::{EngSt, Zx16w, Zx9n};
 /// The engine's states (`state`; `nret` and `dret` hold the state a sub-sequence returns to).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum EngState {
@@ -373,10 +373,13 @@ pub struct SenderEngine {
     resv: DFF<Bit>,
     resv17: Signal<Local, Bits<17>>,
     spare: DFF<Bit>,
-    /// MR-REL-59's tests `now - reo_stamp >= srtt` and `>= 16 srtt`, registered every cycle: `RttW` reads
-    /// them as computed in the cycle before, when `srtt_q` and the stamp already hold their values (`AckW`
-    /// moves on only once the estimator's result was registered), so the 64-bit subtraction and the
-    /// comparisons are not chained into the connection state's update.
+    /// MR-REL-59's tests `now - reo_stamp >= srtt` and `>= 16 srtt`, registered every cycle in two steps
+    /// (`since_q`, the time since the stamp of the state loaded in `Rtt`; then the comparisons): `RttW` reads
+    /// them as computed in the cycle before, when `srtt_q` already holds its value (`AckW` moves on only once
+    /// the estimator's result was registered), so no carry chain follows another and none is chained into the
+    /// connection state's update. `now` is that of two cycles before `RttW` (an event's `now` is constant in
+    /// the block tests).
+    since_q: DFF<Bits<64>>,
     reo_ge: DFF<Bit>,
     reo_ge16: DFF<Bit>,
     slot_ok: Signal<Local, Bit>,
@@ -480,12 +483,13 @@ pub struct SenderEngine {
     rto_q: DFF<Bits<32>>,
     reo_q: DFF<Bits<32>>,
     srtt_reo_q: DFF<Bits<32>>,
-    rd_q: DFF<Bits<16>>,
+    rd_q: DFF<Bits<9>>,
     dist_q: DFF<Bits<32>>,
     nk: DFF<Bits<3>>,
     nret: DFF<EngState>,
     dret: DFF<EngState>,
     rto_due: DFF<Bit>,
+    rack_due: DFF<Bit>,
     outst: DFF<Bit>,
     peek_path: DFF<Bits<8>>,
     nack_trim: DFF<Bit>,
@@ -527,7 +531,18 @@ pub struct SenderEngine {
     rw3: Signal<Local, Bits<32>>,
     rw4: Signal<Local, Bits<32>>,
     srtt_reo: Signal<Local, Bits<32>>,
-    rd_l: Signal<Local, Zx16n>,
+    rd_l: Signal<Local, Zx9n>,
+    sa1: Signal<Local, Bits<32>>,
+    ca1: Signal<Local, Bits<32>>,
+    sa2: Signal<Local, Bits<32>>,
+    ca2: Signal<Local, Bits<32>>,
+    sa3: Signal<Local, Bits<32>>,
+    ca3: Signal<Local, Bits<32>>,
+    sa4: Signal<Local, Bits<32>>,
+    ca4: Signal<Local, Bits<32>>,
+    k_sixteen9: Constant<Bits<9>>,
+    k_w9: Constant<Bits<9>>,
+    k_zero23: Constant<Bits<23>>,
     rd32: Signal<Local, Bits<32>>,
     dw0: Signal<Local, Bits<32>>,
     dw1: Signal<Local, Bits<32>>,
@@ -669,6 +684,7 @@ impl SenderEngine {
             resv: Default::default(),
             resv17: Default::default(),
             spare: Default::default(),
+            since_q: Default::default(),
             reo_ge: Default::default(),
             reo_ge16: Default::default(),
             slot_ok: Default::default(),
@@ -748,6 +764,7 @@ impl SenderEngine {
             nret: Default::default(),
             dret: Default::default(),
             rto_due: Default::default(),
+            rack_due: Default::default(),
             outst: Default::default(),
             peek_path: Default::default(),
             nack_trim: Default::default(),
@@ -786,6 +803,17 @@ impl SenderEngine {
             rw4: Default::default(),
             srtt_reo: Default::default(),
             rd_l: Default::default(),
+            sa1: Default::default(),
+            ca1: Default::default(),
+            sa2: Default::default(),
+            ca2: Default::default(),
+            sa3: Default::default(),
+            ca3: Default::default(),
+            sa4: Default::default(),
+            ca4: Default::default(),
+            k_sixteen9: Constant::new((16u64).to_bits()),
+            k_w9: Constant::new((256u64).to_bits()),
+            k_zero23: Constant::new(0u64.to_bits()),
             rd32: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
@@ -877,11 +905,11 @@ impl Logic for SenderEngine {
         dff_setup!(
             self, clk, state, conn, est, res, req, charged, sample, ece, dup, echo_ev, started,
             dirty, resp_valid, resp, open_r, srtt_q, rto_q, reo_q, srtt_reo_q, rd_q, dist_q, nk,
-            nret, dret, rto_due, outst, peek_path, nack_trim, nack_aux, err_pend, err_rec, err_st,
-            stop_v, stop_c, lbusy, lw, lrem, l_rtx_done, l_cmd_done, resv, una_r, una_v, rtx_wp,
-            rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy, pace_res, pace_conn, pace_t0, pace_gap,
-            pace_nz, pre_paced, cc_ok, det_iss, det_ok, det_lost, g_t0, g_conn, sent_wait, held_v,
-            held_until, rtt_st, rtt_ok
+            nret, dret, rto_due, rack_due, outst, peek_path, nack_trim, nack_aux, err_pend,
+            err_rec, err_st, stop_v, stop_c, lbusy, lw, lrem, l_rtx_done, l_cmd_done, resv, una_r,
+            una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy, pace_res, pace_conn, pace_t0,
+            pace_gap, pace_nz, pre_paced, cc_ok, det_iss, det_ok, det_lost, g_t0, g_conn,
+            sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
         dff_setup!(
             self,
@@ -893,6 +921,7 @@ impl Logic for SenderEngine {
             g_rnr,
             g_near,
             spare,
+            since_q,
             reo_ge,
             reo_ge16
         );
@@ -1003,13 +1032,17 @@ impl Logic for SenderEngine {
         self.rw2.next = self.k_zero32.val();
         self.rw3.next = self.k_zero32.val();
         self.rw4.next = self.k_zero32.val();
-        // max(reorder_distance, 16), registered (a configuration write takes effect a cycle later).
-        self.rd_q.d.next = self.cfg_reorder_distance.val();
+        // min(max(reorder_distance, 16), 256), registered (a configuration write takes effect a cycle later):
+        // with reo_mult >= 1 a distance of 256 or more gives 256 either way, so the product is 13 bits wide.
+        self.rd_q.d.next = self.cfg_reorder_distance.val().get_bits::<9>(0);
         if self.cfg_reorder_distance.val() < self.k_sixteen16.val() {
-            self.rd_q.d.next = self.k_sixteen16.val();
+            self.rd_q.d.next = self.k_sixteen9.val();
+        }
+        if self.cfg_reorder_distance.val().get_bits::<8>(8) != self.k_zero8.val() {
+            self.rd_q.d.next = self.k_w9.val();
         }
         self.rd_l.next.lo = self.rd_q.q.val();
-        self.rd_l.next.hi = self.k_zero16.val();
+        self.rd_l.next.hi = self.k_zero23.val();
         self.rd32.next = self.rd_l.val().into();
         self.dw0.next = self.k_zero32.val();
         self.dw1.next = self.k_zero32.val();
@@ -1036,23 +1069,43 @@ impl Logic for SenderEngine {
             self.rw4.next = self.reo_q.q.val() << 4;
             self.dw4.next = self.rd32.val() << 4;
         }
-        // (the sums as balanced trees: three carry chains deep, not five)
-        self.srtt_reo.next = ((self.srtt_q.q.val().get_bits::<32>(0) + self.rw0.val())
-            + (self.rw1.val() + self.rw2.val()))
-            + (self.rw3.val() + self.rw4.val());
+        // srtt + the five partial products in carry-save form (3:2 compressors, three levels of LUTs), then
+        // one carry chain.
+        self.sa1.next = self.srtt_q.q.val().get_bits::<32>(0) ^ self.rw0.val() ^ self.rw1.val();
+        self.ca1.next = ((self.srtt_q.q.val().get_bits::<32>(0) & self.rw0.val())
+            | (self.srtt_q.q.val().get_bits::<32>(0) & self.rw1.val())
+            | (self.rw0.val() & self.rw1.val()))
+            << 1;
+        self.sa2.next = self.rw2.val() ^ self.rw3.val() ^ self.rw4.val();
+        self.ca2.next = ((self.rw2.val() & self.rw3.val())
+            | (self.rw2.val() & self.rw4.val())
+            | (self.rw3.val() & self.rw4.val()))
+            << 1;
+        self.sa3.next = self.sa1.val() ^ self.ca1.val() ^ self.sa2.val();
+        self.ca3.next = ((self.sa1.val() & self.ca1.val())
+            | (self.sa1.val() & self.sa2.val())
+            | (self.ca1.val() & self.sa2.val()))
+            << 1;
+        self.sa4.next = self.sa3.val() ^ self.ca3.val() ^ self.ca2.val();
+        self.ca4.next = ((self.sa3.val() & self.ca3.val())
+            | (self.sa3.val() & self.ca2.val())
+            | (self.ca3.val() & self.ca2.val()))
+            << 1;
+        self.srtt_reo.next = self.sa4.val() + self.ca4.val();
         self.dist_l.next = ((self.dw0.val() + self.dw1.val()) + (self.dw2.val() + self.dw3.val()))
             + self.dw4.val();
         if self.dist_l.val() > self.k_w32.val() {
             self.dist_l.next = self.k_w32.val();
         }
         // Both registered every cycle: a DETECT command (AckCc, Det) is issued at least a cycle after their
-        // inputs last changed (srtt and reo_wnd in AckW, reo_mult in RttW, then Srtt), so the registers hold
-        // the values of its connection.
+        // inputs last changed (srtt and reo_wnd in AckW or FireQw, reo_mult in RttW, then Srtt or FireNext),
+        // so the registers hold the values of its connection.
         self.srtt_reo_q.d.next = self.srtt_reo.val();
         self.dist_q.d.next = self.dist_l.val();
         self.since64.next = self.now.val() - self.est.q.val().reo_stamp;
-        self.reo_ge.d.next = self.since64.val() >= self.srtt_q.q.val();
-        self.reo_ge16.d.next = self.since64.val() >= (self.srtt_q.q.val() << 4);
+        self.since_q.d.next = self.since64.val();
+        self.reo_ge.d.next = self.since_q.q.val() >= self.srtt_q.q.val();
+        self.reo_ge16.d.next = self.since_q.q.val() >= (self.srtt_q.q.val() << 4);
         // RNR hold: max(aux, 1) * 1000 ns (mod 2^32).
         self.aux1.next = self.nack_aux.q.val();
         if self.nack_aux.q.val() == self.k_zero32.val() {
@@ -1677,18 +1730,21 @@ impl Logic for SenderEngine {
                     self.reo_q.d.next = self.rtt.reo_wnd.val().get_bits::<32>(0);
                     self.rto_due.d.next = self.est.q.val().rto_armed
                         && (self.now32.val() - self.est.q.val().rto_at) < self.k_half.val();
+                    self.rack_due.d.next = self.est.q.val().rack_armed
+                        && (self.now32.val() - self.est.q.val().rack_at) < self.k_half.val();
                     self.dret.d.next = EngState::FireNext;
                     self.state.d.next = EngState::FireNext;
-                    if self.est.q.val().rack_armed
-                        && (self.now32.val() - self.est.q.val().rack_at) < self.k_half.val()
-                    {
-                        self.state.d.next = EngState::Det;
-                    }
                 }
             }
             EngState::FireNext => {
+                // A due RACK timer's detection run first (its DETECT command a cycle after srtt and reo_wnd
+                // were loaded, so that the registered detection parameters are this connection's), then the
+                // retransmission timer.
                 self.state.d.next = EngState::Arm;
-                if self.rto_due.q.val() {
+                if self.rack_due.q.val() {
+                    self.rack_due.d.next = false;
+                    self.state.d.next = EngState::Det;
+                } else if self.rto_due.q.val() {
                     self.state.d.next = EngState::Rto;
                 }
             }
