@@ -158,6 +158,15 @@ pub struct NsccUnit {
     s_up: DFF<Bits<64>>,
     s_dn: DFF<Bits<64>>,
     mr_le: DFF<Bit>,
+    /// `srtt == 0`, registered in PRE.
+    s_z: DFF<Bit>,
+    /// SAMPLE's srtt candidates (`srtt + e/8`, `srtt - e/8`) and the masks that choose one: an AND-OR, so that
+    /// synthesis does not share one adder behind the choice.
+    srtt_up: Signal<Local, Bits<64>>,
+    srtt_dn: Signal<Local, Bits<64>>,
+    m_first: Signal<Local, Bits<64>>,
+    m_up: Signal<Local, Bits<64>>,
+    m_dn: Signal<Local, Bits<64>>,
     mr_old: DFF<Bit>,
     min_rtt: DFF<Bits<64>>,
     last_d: DFF<Bits<64>>,
@@ -180,7 +189,12 @@ pub struct NsccUnit {
     zx_srtt: Signal<Local, Zx32>,
     zx_min: Signal<Local, Zx32>,
     zx_lastd: Signal<Local, Zx32>,
-    dt_min: Signal<Local, Bits<64>>,
+    /// `min_stamp + window` (65 bits), registered when an event starts: `now - min_stamp > window`
+    /// (saturating at 0) is `now > min_stamp + window`, one comparison in PRE.
+    stw: DFF<Bits<65>>,
+    x_ms65: Zext<64, 65>,
+    x_w65: Zext<64, 65>,
+    x_now65: Zext<64, 65>,
     md_ge: DFF<Bit>,
     md_dt: DFF<Bits<64>>,
     md_lt_s: Signal<Local, Bit>,
@@ -266,6 +280,12 @@ impl Default for NsccUnit {
             s_up: Default::default(),
             s_dn: Default::default(),
             mr_le: Default::default(),
+            s_z: Default::default(),
+            srtt_up: Default::default(),
+            srtt_dn: Default::default(),
+            m_first: Default::default(),
+            m_up: Default::default(),
+            m_dn: Default::default(),
             mr_old: Default::default(),
             min_rtt: Default::default(),
             last_d: Default::default(),
@@ -288,7 +308,10 @@ impl Default for NsccUnit {
             zx_srtt: Default::default(),
             zx_min: Default::default(),
             zx_lastd: Default::default(),
-            dt_min: Default::default(),
+            stw: Default::default(),
+            x_ms65: Default::default(),
+            x_w65: Default::default(),
+            x_now65: Default::default(),
             md_ge: Default::default(),
             md_dt: Default::default(),
             md_lt_s: Default::default(),
@@ -342,7 +365,7 @@ impl Logic for NsccUnit {
             min_rtt, last_d, min_stamp, last_md, md_valid, dly, dec, quad, repath_r, gap_r, done_r,
             op_a0, op_b0, op_a1, op_b1, dv0, dv1
         );
-        dff_setup!(self, clk, md_recent, md_ge, md_dt, s_ge, s_up, s_dn, mr_le, mr_old);
+        dff_setup!(self, clk, md_recent, md_ge, md_dt, s_ge, s_up, s_dn, mr_le, mr_old, stw, s_z);
         self.mul0.clk.next = self.clk.val();
         self.mul1.clk.next = self.clk.val();
         self.div0.clk.next = self.clk.val();
@@ -370,11 +393,11 @@ impl Logic for NsccUnit {
         self.zx_min.next.hi = self.k_zero32.val();
         self.zx_lastd.next.lo = self.st_in.val().last_d;
         self.zx_lastd.next.hi = self.k_zero32.val();
-        // now - stamp, saturating at 0 (the model's saturating_sub).
-        self.dt_min.next = self.k_zero64.val();
-        if self.now_r.q.val() >= self.min_stamp.q.val() {
-            self.dt_min.next = self.now_r.q.val() - self.min_stamp.q.val();
-        }
+        // MR-REL-28's window test `now - stamp > window`, the difference saturating at 0 (the model's
+        // saturating_sub): `now > stamp + window` in 65 bits.
+        self.x_ms65.i.next = self.st_in.val().min_stamp;
+        self.x_w65.i.next = self.cfg_min_rtt_window_ns.val();
+        self.x_now65.i.next = self.now_r.q.val();
         // `now - last_md` (saturating) `< srtt`, in two registered steps: the event's time and `last_md` are
         // set from SAMPLE on, `srtt` at the end of SAMPLE, and DECIDE reads the result. `md_ge` / `md_dt` are
         // `now >= last_md` and `now - last_md` (a cycle behind), `md_recent` the comparison on them.
@@ -401,6 +424,19 @@ impl Logic for NsccUnit {
         self.sum65.next = self.x_cw65.o.val() + self.x_q65.o.val();
         self.sum.next = self.sum65.val().get_bits::<64>(0);
         self.two_t.next = self.cfg_target_ns.val() + self.cfg_target_ns.val();
+        // MR-REL-27's srtt update for SAMPLE (the first sample taken as it is).
+        self.srtt_up.next = self.srtt.q.val() + (self.s_up.q.val() >> 3);
+        self.srtt_dn.next = self.srtt.q.val() - (self.s_dn.q.val() >> 3);
+        self.m_first.next = self.k_zero64.val();
+        self.m_up.next = self.k_zero64.val();
+        self.m_dn.next = self.k_zero64.val();
+        if self.s_z.q.val() {
+            self.m_first.next = self.k_max64.val();
+        } else if self.s_ge.q.val() {
+            self.m_up.next = self.k_max64.val();
+        } else {
+            self.m_dn.next = self.k_max64.val();
+        }
         self.done_r.d.next = false;
         if self.state.q.val() == self.s_idle.val() {
             if self.start.val() {
@@ -415,6 +451,7 @@ impl Logic for NsccUnit {
                 self.min_rtt.d.next = self.zx_min.val().into();
                 self.last_d.d.next = self.zx_lastd.val().into();
                 self.min_stamp.d.next = self.st_in.val().min_stamp;
+                self.stw.d.next = self.x_ms65.o.val() + self.x_w65.o.val();
                 self.last_md.d.next = self.st_in.val().last_md;
                 self.md_valid.d.next = self.st_in.val().md_valid;
                 self.quad.d.next = self.k_q_none.val();
@@ -431,7 +468,8 @@ impl Logic for NsccUnit {
             self.s_up.d.next = self.sample_r.q.val() - self.srtt.q.val();
             self.s_dn.d.next = self.srtt.q.val() - self.sample_r.q.val();
             self.mr_le.d.next = self.sample_r.q.val() <= self.min_rtt.q.val();
-            self.mr_old.d.next = self.dt_min.val() > self.cfg_min_rtt_window_ns.val();
+            self.s_z.d.next = self.srtt.q.val() == self.k_zero64.val();
+            self.mr_old.d.next = self.x_now65.o.val() > self.stw.q.val();
             self.state.d.next = self.s_sample.val();
         } else if self.state.q.val() == self.s_sample.val() {
             self.state.d.next = self.s_delay.val();
@@ -439,13 +477,9 @@ impl Logic for NsccUnit {
                 && self.sample_r.q.val() != self.k_zero64.val()
             {
                 // MR-REL-27: srtt; MR-REL-28: windowed min_rtt.
-                if self.srtt.q.val() == self.k_zero64.val() {
-                    self.srtt.d.next = self.sample_r.q.val();
-                } else if self.s_ge.q.val() {
-                    self.srtt.d.next = self.srtt.q.val() + (self.s_up.q.val() >> 3);
-                } else {
-                    self.srtt.d.next = self.srtt.q.val() - (self.s_dn.q.val() >> 3);
-                }
+                self.srtt.d.next = (self.sample_r.q.val() & self.m_first.val())
+                    | (self.srtt_up.val() & self.m_up.val())
+                    | (self.srtt_dn.val() & self.m_dn.val());
                 if self.min_rtt.q.val() == self.k_zero64.val()
                     || self.mr_le.q.val()
                     || self.mr_old.q.val()

@@ -17,9 +17,9 @@
 //! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
 //! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
 //!
-//! Pipeline: [`LATENCY`] = 7 cycles from `in_valid` to `out_valid` (seven register stages: the first registers the
-//! operation with `|sample - srtt|`, so that the state update does not chain that subtraction's carries into its
-//! own; the base RTO `srtt + 4 rttvar` and `max(srtt / 4, 2 rttvar)` are registered before their clamps; the
+//! Pipeline: [`LATENCY`] = 8 cycles from `in_valid` to `out_valid` (eight register stages: the first registers the
+//! operation with `|sample - srtt|` and the second `|e| >= rttvar` with both differences, so that the state
+//! update does not chain those carries into its own; the base RTO `srtt + 4 rttvar` and `max(srtt / 4, 2 rttvar)` are registered before their clamps; the
 //! backoff shift takes three, each step's saturation test made for every value the step before can give, side
 //! by side), one operation per cycle. Configuration values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write
 //! takes effect a cycle later.
@@ -27,7 +27,7 @@
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
-pub const LATENCY: usize = 7;
+pub const LATENCY: usize = 8;
 
 /// Records of the estimator.
 pub mod rec {
@@ -98,6 +98,19 @@ pub struct RttUnit {
     st0: DFF<RttState>,
     ae0: DFF<Bits<64>>,
     ge0: DFF<Bit>,
+    // stage 0b: rttvar's comparison and differences
+    vp: DFF<Bit>,
+    usp: DFF<Bit>,
+    utp: DFF<Bit>,
+    sampp: DFF<Bits<64>>,
+    stp: DFF<RttState>,
+    aep: DFF<Bits<64>>,
+    gep: DFF<Bit>,
+    dge: DFF<Bit>,
+    dup: DFF<Bits<64>>,
+    ddn: DFF<Bits<64>>,
+    zx_var0: Signal<Local, Zx24>,
+    v_st0: Signal<Local, Bits<64>>,
     // stage 1
     v1: DFF<Bit>,
     srtt1: DFF<Bits<64>>,
@@ -197,6 +210,18 @@ impl Default for RttUnit {
             st0: Default::default(),
             ae0: Default::default(),
             ge0: Default::default(),
+            vp: Default::default(),
+            usp: Default::default(),
+            utp: Default::default(),
+            sampp: Default::default(),
+            stp: Default::default(),
+            aep: Default::default(),
+            gep: Default::default(),
+            dge: Default::default(),
+            dup: Default::default(),
+            ddn: Default::default(),
+            zx_var0: Default::default(),
+            v_st0: Default::default(),
             srtt1: Default::default(),
             var1: Default::default(),
             has1: Default::default(),
@@ -269,9 +294,10 @@ impl Logic for RttUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clk, rmax_q, v0, us0, ut0, samp0, st0, ae0, ge0, v1, srtt1, var1, has1, bo1, v2a,
-            base2a, bo2a, reo2a, srtt2a, st2a, v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3, reo3,
-            srtt3, st3, v3b, r3b, bo3b, reo3b, srtt3b, st3b, v4, r4, reo4, srtt4, st4
+            self, clk, rmax_q, v0, us0, ut0, samp0, st0, ae0, ge0, vp, usp, utp, sampp, stp, aep,
+            gep, dge, dup, ddn, v1, srtt1, var1, has1, bo1, v2a, base2a, bo2a, reo2a, srtt2a, st2a,
+            v2, base2, bo2, reo2, srtt2, st2, v3, r3, bo3, reo3, srtt3, st3, v3b, r3b, bo3b, reo3b,
+            srtt3b, st3b, v4, r4, reo4, srtt4, st4
         );
         // Stage 0: the operation, and |e| = |sample - srtt|.
         self.zx_srtt.next.lo = self.st_in.val().srtt;
@@ -288,39 +314,53 @@ impl Logic for RttUnit {
         } else {
             self.ae0.d.next = self.s_in.val() - self.sample.val();
         }
+        // Stage 0b: `|e| >= rttvar`, `|e| - rttvar` and `rttvar - |e|`, each one carry chain.
+        self.zx_var0.next.lo = self.st0.q.val().rttvar;
+        self.zx_var0.next.hi = self.k_zero40.val();
+        self.v_st0.next = self.zx_var0.val().into();
+        self.vp.d.next = self.v0.q.val();
+        self.usp.d.next = self.us0.q.val();
+        self.utp.d.next = self.ut0.q.val();
+        self.sampp.d.next = self.samp0.q.val();
+        self.stp.d.next = self.st0.q.val();
+        self.aep.d.next = self.ae0.q.val();
+        self.gep.d.next = self.ge0.q.val();
+        self.dge.d.next = self.ae0.q.val() >= self.v_st0.val();
+        self.dup.d.next = self.ae0.q.val() - self.v_st0.val();
+        self.ddn.d.next = self.v_st0.val() - self.ae0.q.val();
         // Stage 1: the state update.
-        self.zx_old.next.lo = self.st0.q.val().srtt;
+        self.zx_old.next.lo = self.stp.q.val().srtt;
         self.zx_old.next.hi = self.k_zero40.val();
-        self.zx_var.next.lo = self.st0.q.val().rttvar;
+        self.zx_var.next.lo = self.stp.q.val().rttvar;
         self.zx_var.next.hi = self.k_zero40.val();
         self.s_old.next = self.zx_old.val().into();
         self.v_old.next = self.zx_var.val().into();
-        self.ae.next = self.ae0.q.val();
-        self.v1.d.next = self.v0.q.val();
+        self.ae.next = self.aep.q.val();
+        self.v1.d.next = self.vp.q.val();
         self.srtt1.d.next = self.s_old.val();
         self.var1.d.next = self.v_old.val();
-        self.has1.d.next = self.st0.q.val().has;
-        self.bo1.d.next = self.st0.q.val().backoff;
-        if self.us0.q.val() {
+        self.has1.d.next = self.stp.q.val().has;
+        self.bo1.d.next = self.stp.q.val().backoff;
+        if self.usp.q.val() {
             self.has1.d.next = true;
             self.bo1.d.next = self.k_bo_zero.val();
-            if !self.st0.q.val().has {
-                self.srtt1.d.next = self.samp0.q.val();
-                self.var1.d.next = self.samp0.q.val() >> 1;
+            if !self.stp.q.val().has {
+                self.srtt1.d.next = self.sampp.q.val();
+                self.var1.d.next = self.sampp.q.val() >> 1;
             } else {
-                if self.ge0.q.val() {
+                if self.gep.q.val() {
                     self.srtt1.d.next = self.s_old.val() + (self.ae.val() >> 3);
                 } else {
                     self.srtt1.d.next = self.s_old.val() - (self.ae.val() >> 3);
                 }
-                if self.ae.val() >= self.v_old.val() {
-                    self.var1.d.next = self.v_old.val() + ((self.ae.val() - self.v_old.val()) >> 2);
+                if self.dge.q.val() {
+                    self.var1.d.next = self.v_old.val() + (self.dup.q.val() >> 2);
                 } else {
-                    self.var1.d.next = self.v_old.val() - ((self.v_old.val() - self.ae.val()) >> 2);
+                    self.var1.d.next = self.v_old.val() - (self.ddn.q.val() >> 2);
                 }
             }
-        } else if self.ut0.q.val() && self.st0.q.val().backoff != self.k_bo_max.val() {
-            self.bo1.d.next = self.st0.q.val().backoff + self.k_bo_one.val();
+        } else if self.utp.q.val() && self.stp.q.val().backoff != self.k_bo_max.val() {
+            self.bo1.d.next = self.stp.q.val().backoff + self.k_bo_one.val();
         }
         // Stage 2: base RTO (MR-REL-29), reo_wnd (MR-REL-36), ns24 storage.
         self.rmax.next = self.cfg_rto_max_ns.val();
