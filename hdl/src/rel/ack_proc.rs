@@ -413,6 +413,8 @@ pub struct AckProc {
     clr: DFF<Bits<17>>,
     op_isn: DFF<Bits<32>>,
     nowm: DFF<Bits<32>>,
+    nowr: DFF<Bits<32>>,
+    rtx_in: DFF<Bit>,
     /// Lane k's `psn - snd_una` (both runs' lanes: set in CMD_RD for a detection or timeout run, in ACK_PRE for
     /// an ACK, stepped with the scan), the loss lanes' `hi_acked - psn` and the run's range length.
     d_off0: DFF<Bits<32>>,
@@ -709,6 +711,8 @@ impl AckProc {
             clr: Default::default(),
             op_isn: Default::default(),
             nowm: Default::default(),
+            nowr: Default::default(),
+            rtx_in: Default::default(),
             d_off0: Default::default(),
             d_off1: Default::default(),
             d_off2: Default::default(),
@@ -957,11 +961,12 @@ impl Logic for AckProc {
             first, sent, cnt, widx, prev_addr, scan_psn, sr, acc_newly, acc_bytes, acc_dec,
             res_pend, una_pend, cmd, ece, cres_pend, lost_pend, clean_pend, lost_w, clean_w, nlost,
             rk_armed, rk_at, queued, found, fpath, fev, fl_head, fl_tail, fl_cnt, fresh, clr,
-            op_isn, nowm, d_off0, d_off1, d_off2, d_off3, d_hoff0, d_hoff1, d_hoff2, d_hoff3,
-            d_span, a_noff0, a_noff1, a_noff2, a_noff3, a_span_n, a_span_c, a_nspan, a_ne, shift_q,
-            far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0, p1_t1,
-            p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v, p2_ack,
-            p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v, p3_x
+            op_isn, nowm, nowr, rtx_in, d_off0, d_off1, d_off2, d_off3, d_hoff0, d_hoff1, d_hoff2,
+            d_hoff3, d_span, a_noff0, a_noff1, a_noff2, a_noff3, a_span_n, a_span_c, a_nspan, a_ne,
+            shift_q, far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0,
+            p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v,
+            p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v,
+            p3_x
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -1111,10 +1116,9 @@ impl Logic for AckProc {
         self.dlane0.hoff.next = self.d_hoff0.q.val();
         self.dlane0.span.next = self.d_span.q.val();
         self.dlane0.rack_ts.next = self.st.q.val().rack_ts;
-        self.dlane0.now32.next = self.cmd.q.val().now32;
         self.dlane0.now_m.next = self.nowm.q.val();
         self.dlane0.distance.next = self.cmd.q.val().distance;
-        self.dlane0.rto.next = self.cmd.q.val().rto;
+        self.dlane0.now_r.next = self.nowr.q.val();
         self.dlane0.ts.next = self.psn_ram.rd_data.val().t0;
         self.dlane0.charged.next = self.psn_ram.rd_data.val().c0;
         self.dlane0.inflight.next = self.psn_ram.rd_data.val().i0;
@@ -1125,10 +1129,9 @@ impl Logic for AckProc {
         self.dlane1.hoff.next = self.d_hoff1.q.val();
         self.dlane1.span.next = self.d_span.q.val();
         self.dlane1.rack_ts.next = self.st.q.val().rack_ts;
-        self.dlane1.now32.next = self.cmd.q.val().now32;
         self.dlane1.now_m.next = self.nowm.q.val();
         self.dlane1.distance.next = self.cmd.q.val().distance;
-        self.dlane1.rto.next = self.cmd.q.val().rto;
+        self.dlane1.now_r.next = self.nowr.q.val();
         self.dlane1.ts.next = self.psn_ram.rd_data.val().t1;
         self.dlane1.charged.next = self.psn_ram.rd_data.val().c1;
         self.dlane1.inflight.next = self.psn_ram.rd_data.val().i1;
@@ -1139,10 +1142,9 @@ impl Logic for AckProc {
         self.dlane2.hoff.next = self.d_hoff2.q.val();
         self.dlane2.span.next = self.d_span.q.val();
         self.dlane2.rack_ts.next = self.st.q.val().rack_ts;
-        self.dlane2.now32.next = self.cmd.q.val().now32;
         self.dlane2.now_m.next = self.nowm.q.val();
         self.dlane2.distance.next = self.cmd.q.val().distance;
-        self.dlane2.rto.next = self.cmd.q.val().rto;
+        self.dlane2.now_r.next = self.nowr.q.val();
         self.dlane2.ts.next = self.psn_ram.rd_data.val().t2;
         self.dlane2.charged.next = self.psn_ram.rd_data.val().c2;
         self.dlane2.inflight.next = self.psn_ram.rd_data.val().i2;
@@ -1153,10 +1155,9 @@ impl Logic for AckProc {
         self.dlane3.hoff.next = self.d_hoff3.q.val();
         self.dlane3.span.next = self.d_span.q.val();
         self.dlane3.rack_ts.next = self.st.q.val().rack_ts;
-        self.dlane3.now32.next = self.cmd.q.val().now32;
         self.dlane3.now_m.next = self.nowm.q.val();
         self.dlane3.distance.next = self.cmd.q.val().distance;
-        self.dlane3.rto.next = self.cmd.q.val().rto;
+        self.dlane3.now_r.next = self.nowr.q.val();
         self.dlane3.ts.next = self.psn_ram.rd_data.val().t3;
         self.dlane3.charged.next = self.psn_ram.rd_data.val().c3;
         self.dlane3.inflight.next = self.psn_ram.rd_data.val().i3;
@@ -1457,8 +1458,11 @@ impl Logic for AckProc {
                 }
             }
         } else if self.state.q.val() == self.s_sent_rd2.val() {
-            // Read the PSN's word in the connection's slot.
+            // Read the PSN's word in the connection's slot; a retransmission's PSN is tested against the window
+            // here, registered for `s_sent_w`.
             self.prev_addr.d.next = self.addr_l.val().into();
+            self.rtx_in.d.next = (self.psn_l.val() - self.st.q.val().una)
+                < (self.st.q.val().nxt - self.st.q.val().una);
             self.state.d.next = self.s_sent_w.val();
         } else if self.state.q.val() == self.s_sent_w.val() {
             self.state.d.next = self.s_gap.val();
@@ -1501,9 +1505,7 @@ impl Logic for AckProc {
                     self.word_l.next.l3 = false;
                     self.word_l.next.a3 = false;
                 }
-            } else if (self.psn_l.val() - self.st.q.val().una)
-                < (self.st.q.val().nxt - self.st.q.val().una)
-            {
+            } else if self.rtx_in.q.val() {
                 // on_retransmit: new TS and path, back in flight.
                 self.conn_ram.wr_en.next = true;
                 self.psn_ram.wr_en.next = true;
@@ -1694,6 +1696,7 @@ impl Logic for AckProc {
             self.st.d.next = self.rd_st.val();
             self.prev_addr.d.next = self.addr_l.val().into();
             self.nowm.d.next = self.cmd.q.val().now32 - self.cmd.q.val().srtt_reo;
+            self.nowr.d.next = self.cmd.q.val().now32 - self.cmd.q.val().rto;
             // The loss lanes' offsets for the run's first word (`base32` = snd_una rounded down to a word).
             self.d_off0.d.next = self.base32.val() - self.rd_st.val().una;
             self.d_off1.d.next = (self.base32.val() | self.k_one32.val()) - self.rd_st.val().una;

@@ -4,10 +4,11 @@
 //! combinational; [`crate::rel::ack_proc::AckProc`] runs four of them per cycle over the per-PSN records of
 //! a connection (one RAM word) and marks the declared PSNs lost.
 //!
-//! Inputs per scan (the caller computes them once per run): `now_m = now32 - srtt_reo` with `srtt_reo = srtt +
-//! reo_mult * reo_wnd` (ns, saturated to 32 bits), `distance = min(reo_mult * reorder_distance, 256)` (the hardware window), `rto`
-//! (ns), `now32` (ns mod 2^32) and the run's range length `span` (`hi_acked - snd_una`, or `snd_nxt - snd_una` in
-//! a timeout run); per record, its offsets `psn - snd_una` and `hi_acked - psn`, which the caller keeps in
+//! Inputs per scan (the caller computes them once per run): `now_r = now32 - rto` and `now_m = now32 -
+//! srtt_reo` with `srtt_reo = srtt + reo_mult * reo_wnd` (ns, saturated to 32 bits; `now32` is ns mod 2^32),
+//! `distance = min(reo_mult * reorder_distance, 256)` (the hardware window) and the run's range length `span`
+//! (`hi_acked - snd_una`, or `snd_nxt - snd_una` in a timeout run); per record, its offsets `psn - snd_una`
+//! and `hi_acked - psn`, which the caller keeps in
 //! registers stepped with the scan, so that every range test is one comparison of registers.
 //!
 //! * Detection run (`rto_mode = 0`), for `psn` in `[snd_una, hi_acked)` (the model scans `una..highest_acked`,
@@ -23,7 +24,9 @@
 //! non-empty retransmission queue, `has_lost`).
 //!
 //! Time comparisons are 32-bit serial (ns mod 2^32; the model compares 64-bit times): equal while every
-//! outstanding record is younger than 2^31 ns (2.1 s) and deadlines are less than 2^31 ns away.
+//! outstanding record is younger than 2^31 ns (2.1 s) and deadlines are less than 2^31 ns away (the timeout
+//! test `now - ts >= rto` is `now_r - ts` below 2^31, so it also takes `rto` below 2^31 ns, as the timer wheel
+//! that fires the run does).
 
 use crate::rel::ack_proc::Zx16;
 use rust_hdl::prelude::*;
@@ -41,14 +44,12 @@ pub struct LossLane {
     pub hoff: Signal<In, Bits<32>>,
     /// TS of the latest acknowledged transmission (RACK).
     pub rack_ts: Signal<In, Bits<32>>,
-    /// Current time, ns mod 2^32.
-    pub now32: Signal<In, Bits<32>>,
     /// `now32 - srtt_reo` (registered by the caller once per run).
     pub now_m: Signal<In, Bits<32>>,
     /// Reorder distance in packets.
     pub distance: Signal<In, Bits<32>>,
-    /// Effective timeout, ns.
-    pub rto: Signal<In, Bits<32>>,
+    /// `now32 - rto` with `rto` the effective timeout (ns), registered by the caller once per run.
+    pub now_r: Signal<In, Bits<32>>,
     /// The record's TS.
     pub ts: Signal<In, Bits<32>>,
     /// The record's charged bytes.
@@ -95,11 +96,10 @@ impl Default for LossLane {
             span: Default::default(),
             hoff: Default::default(),
             rack_ts: Default::default(),
-            now32: Default::default(),
             now_m: Default::default(),
             distance: Default::default(),
             by_far: Default::default(),
-            rto: Default::default(),
+            now_r: Default::default(),
             ts: Default::default(),
             charged: Default::default(),
             inflight: Default::default(),
@@ -139,13 +139,14 @@ impl Logic for LossLane {
         self.older.next = !self.rk.val().get_bit(31)
             && (self.rk.val().get_bits::<31>(0) != self.k_half_m1.val().get_bits::<31>(0));
         self.far.next = self.hoff.val() >= self.distance.val();
-        self.age.next = self.now32.val() - self.ts.val();
+        // now - ts >= rto, as now - rto - ts (mod 2^32) below 2^31 (serial, as the other time tests).
+        self.age.next = self.now_r.val() - self.ts.val();
         // now >= ts + srtt_reo, as now - srtt_reo - ts (mod 2^32, the same value).
         self.due.next = (self.now_m.val() - self.ts.val()) < self.k_half.val();
         self.declare.next = false;
         self.pend.next = false;
         if self.rto_mode.val() {
-            self.declare.next = self.cand.val() && self.age.val() >= self.rto.val();
+            self.declare.next = self.cand.val() && !self.age.val().get_bit(31);
         } else if self.cand.val() && self.older.val() {
             if self.far.val() || self.due.val() {
                 self.declare.next = true;
