@@ -30,9 +30,9 @@
 //! sender's own RTO covers the time before.
 //!
 //! **Operation.** One command at a time: in idle a fire (taken only while the error register is empty) before
-//! a wait event; the RAM read (1 cycle), the decision and state write, the timeout's shift, its cap and
-//! deadline, then the arm or disarm handed to the wheel. After a reset both RAMs are cleared (`1 << conn_bits`
-//! cycles, `s_axis_wait_tready` low). Ports: see the fields. Construct with [`RespTimer::new`]`(conn_bits)`.
+//! a wait event; the RAM read (1 cycle, the decision's comparisons registered with the words), the decision
+//! and state write, the timeout's shift, its cap and deadline, then the arm or disarm handed to the wheel.
+//! After a reset both RAMs are cleared (`1 << conn_bits` cycles, `s_axis_wait_tready` low). Ports: see the fields. Construct with [`RespTimer::new`]`(conn_bits)`.
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;
@@ -118,6 +118,13 @@ pub struct RespTimer {
     x_tb: DFF<Bits<64>>,
     x_sh: DFF<Bits<64>>,
     x_big: DFF<Bit>,
+    /// `x_rx - t0` is positive (DATA from the peer since `t0`), and `k + 1 > cfg_retry_limit`: registered
+    /// with the words in `s_rd` for `s_dec`.
+    x_new: DFF<Bit>,
+    x_over: DFF<Bit>,
+    /// `x_tb + cap`, registered in `s_sh`: `s_cap` chooses between it and `x_tb + x_sh`.
+    x_tbc: DFF<Bits<64>>,
+    at_sh: Signal<Local, Bits<64>>,
     arm: DFF<TimerArm>,
     arm_v: DFF<Bit>,
     err_v: DFF<Bit>,
@@ -127,7 +134,6 @@ pub struct RespTimer {
     z_sh: Zext<5, 64>,
     since: Signal<Local, Bits<64>>,
     k1: Signal<Local, Bits<9>>,
-    tmo: Signal<Local, Bits<64>>,
     at64: Signal<Local, Bits<64>>,
     st_we: Signal<Local, Bit>,
     st_w: Signal<Local, RespState>,
@@ -187,6 +193,10 @@ impl RespTimer {
             x_tb: Default::default(),
             x_sh: Default::default(),
             x_big: Default::default(),
+            x_new: Default::default(),
+            x_over: Default::default(),
+            x_tbc: Default::default(),
+            at_sh: Default::default(),
             arm: Default::default(),
             arm_v: Default::default(),
             err_v: Default::default(),
@@ -196,7 +206,6 @@ impl RespTimer {
             z_sh: Default::default(),
             since: Default::default(),
             k1: Default::default(),
-            tmo: Default::default(),
             at64: Default::default(),
             st_we: Default::default(),
             st_w: Default::default(),
@@ -233,7 +242,7 @@ impl Logic for RespTimer {
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, clr, base, cap, x_conn, x_fire, x_wait, x_st, x_rx, x_k, x_tb, x_sh,
-            x_big, arm, arm_v, err_v, err_c
+            x_big, x_new, x_over, x_tbc, arm, arm_v, err_v, err_c
         );
         self.wheel.clk.next = self.clk.val();
         self.wheel.rst.next = self.rst.val();
@@ -274,16 +283,18 @@ impl Logic for RespTimer {
         self.st_we.next = false;
         self.st_w.next = self.k_st0.val();
         self.st_ram.wr_addr.next = self.x_conn.q.val();
-        self.since.next = self.x_rx.q.val() - self.x_st.q.val().t0;
-        self.z_k.i.next = self.x_st.q.val().k;
+        self.since.next = self.rx_ram.rd_data.val() - self.st_ram.rd_data.val().t0;
+        self.z_k.i.next = self.st_ram.rd_data.val().k;
         self.z_lim.i.next = self.cfg_retry_limit.val();
         self.k1.next = self.z_k.o.val() + self.k_one9.val();
         self.z_sh.i.next = self.x_k.q.val().get_bits::<5>(0);
-        self.tmo.next = self.x_sh.q.val();
+        // The deadline `x_tb + min(x_sh, cap)` (`cap` when the shift overflowed): both sums side by side with
+        // the comparison.
+        self.at_sh.next = self.x_tb.q.val() + self.x_sh.q.val();
+        self.at64.next = self.at_sh.val();
         if self.x_big.q.val() | (self.x_sh.q.val() > self.cap.q.val()) {
-            self.tmo.next = self.cap.q.val();
+            self.at64.next = self.x_tbc.q.val();
         }
-        self.at64.next = self.x_tb.q.val() + self.tmo.val();
 
         if self.state.q.val() == self.s_clr.val() {
             self.st_we.next = true;
@@ -313,6 +324,10 @@ impl Logic for RespTimer {
         } else if self.state.q.val() == self.s_rd.val() {
             self.x_st.d.next = self.st_ram.rd_data.val();
             self.x_rx.d.next = self.rx_ram.rd_data.val();
+            // The decision's comparisons, on the words read, registered.
+            self.x_new.d.next =
+                !self.since.val().get_bit(63) & (self.since.val() != self.k_zero64.val());
+            self.x_over.d.next = self.k1.val() > self.z_lim.o.val();
             self.state.d.next = self.s_dec.val();
         } else if self.state.q.val() == self.s_dec.val() {
             self.state.d.next = self.s_idle.val();
@@ -321,7 +336,7 @@ impl Logic for RespTimer {
             self.arm.d.next.at = self.k_zero64.val().get_bits::<32>(0);
             if self.x_fire.q.val() {
                 if self.x_st.q.val().armed {
-                    if !self.since.val().get_bit(63) & (self.since.val() != self.k_zero64.val()) {
+                    if self.x_new.q.val() {
                         // DATA from the peer since t0: the count restarts from that packet.
                         self.st_we.next = true;
                         self.st_w.next.armed = true;
@@ -330,7 +345,7 @@ impl Logic for RespTimer {
                         self.x_k.d.next = self.k_zero8.val();
                         self.x_tb.d.next = self.x_rx.q.val();
                         self.state.d.next = self.s_sh.val();
-                    } else if self.k1.val() > self.z_lim.o.val() {
+                    } else if self.x_over.q.val() {
                         // Beyond the retry limit: the connection fails (MR-REL-55).
                         self.st_we.next = true;
                         self.err_v.d.next = true;
@@ -361,6 +376,7 @@ impl Logic for RespTimer {
         } else if self.state.q.val() == self.s_sh.val() {
             self.x_sh.d.next = self.base.q.val() << self.z_sh.o.val();
             self.x_big.d.next = self.x_k.q.val() >= self.k_big.val();
+            self.x_tbc.d.next = self.x_tb.q.val() + self.cap.q.val();
             self.state.d.next = self.s_cap.val();
         } else if self.state.q.val() == self.s_cap.val() {
             self.arm.d.next.conn = self.x_conn.q.val();
