@@ -5,8 +5,9 @@
 //! (spec 3.4), payload read from `local_addr` (MR-REL-46 for retransmissions). No completion is produced.
 //! `ReadReq::remote_addr` is not needed (the requester places by offset) and is left unused.
 //!
-//! Ports: `s_axis_readreq_*` → `m_axis_wr_*`. One register stage (a full-throughput skid-free buffer:
-//! accepts when empty or when its content leaves). Latency 1 cycle.
+//! Ports: `s_axis_readreq_*` → `m_axis_wr_*`. One register stage that accepts only when empty (half
+//! throughput, ample for READ responses, each a whole message; the scheduler's acceptance does not reach the
+//! input's ready). Latency 1 cycle.
 
 use crate::rx::records::ReadReq;
 use crate::tx::records::{WorkReq, OPCODE_READ_RESP};
@@ -67,7 +68,9 @@ impl Logic for ReadResp {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clk, wr, wr_v);
-        self.s_axis_readreq_tready.next = !self.wr_v.q.val() | self.m_axis_wr_tready.val();
+        // Ready while the register is empty (not when the scheduler takes the word in the same cycle): one
+        // READ response every other cycle at most, and the scheduler's decision reaches only `wr_v`.
+        self.s_axis_readreq_tready.next = !self.wr_v.q.val();
         if self.m_axis_wr_tready.val() {
             self.wr_v.d.next = false;
         }

@@ -101,7 +101,8 @@ pub struct MsgEntry {
     pub ssn: Bits<32>,
     /// PSN of its first packet.
     pub first_psn: Bits<32>,
-    /// PSN of its last packet (`first_psn - 1` for a rejected request, which takes no PSN).
+    /// PSN of its last packet (`first_psn - 1` for a rejected request, which takes no PSN); until the message
+    /// starts, its number of packets - 1 (written when it is appended, so that starting it is one addition).
     pub last_psn: Bits<32>,
     /// log2 of its segment size, fixed when it starts (MR-WIRE-30).
     pub seg_log: Bits<4>,

@@ -248,6 +248,15 @@ pub struct Scheduler {
     rw_end: DFF<Bit>,
     x_maxst: Zext<16, 32>,
     rd_ok: Signal<Local, Bit>,
+    /// `msn - rel_msn` and `fl.msn - rel_msn` of the connection word, registered in `GotConn` for a
+    /// failure's decisions in `Dispatch`.
+    n_st_g: DFF<Bits<32>>,
+    d_fm_g: DFF<Bits<32>>,
+    /// `cs.msn - cs.rel_msn`, registered every cycle for MR-SEM-11's test in `GotMsg` (`cs` last changes in
+    /// `GotConn` or `WrConn`, a cycle or more before `RdMsg`).
+    n_st_q: DFF<Bits<32>>,
+    /// An appended message's packets - 1 (`(len - 1) >> mtu_log`, 0 for a READ or an empty message).
+    npk_a: Signal<Local, Bits<32>>,
     st_full: Signal<Local, Bit>,
     z_mtu: Zext<4, 32>,
     st: DFF<SchedState>,
@@ -449,6 +458,10 @@ impl Scheduler {
             rw_end: Default::default(),
             x_maxst: Default::default(),
             rd_ok: Default::default(),
+            n_st_g: Default::default(),
+            d_fm_g: Default::default(),
+            n_st_q: Default::default(),
+            npk_a: Default::default(),
             st_full: Default::default(),
             z_mtu: Default::default(),
             st: Default::default(),
@@ -542,6 +555,7 @@ impl Logic for Scheduler {
             rr_rp, rr_ne, rdrec, rwait, rwait_v, rw_end, rdrec_v, fl, qerr, qerr_v, stop_c, stop_v
         );
         dff_setup!(self, clk, cont, ctxw_seen, quiet, d_first, m_span);
+        dff_setup!(self, clk, n_st_g, d_fm_g, n_st_q);
         self.mtab.clk.next = self.clk.val();
         self.mtab.rst.next = self.rst.val();
         self.seg.clk.next = self.clk.val();
@@ -593,8 +607,8 @@ impl Logic for Scheduler {
         // Serial arithmetic.
         self.now32.next = self.now.val().get_bits::<32>(0);
         self.d_una.next = self.una_v.q.val() - self.cs.q.val().una;
-        self.d_rel.next =
-            self.cs_n.q.val().una - self.mtab.msg_rd_data.val().last_psn - self.c_one32.val();
+        // una - last_psn - 1 as una + !last_psn: one carry chain.
+        self.d_rel.next = self.cs_n.q.val().una + !self.mtab.msg_rd_data.val().last_psn;
         // The retransmission's PSN against the message just read, registered for `RtxChk`.
         self.d_first.d.next = self.psn.q.val() - self.mtab.msg_rd_data.val().first_psn;
         self.m_span.d.next =
@@ -605,8 +619,14 @@ impl Logic for Scheduler {
         // A waiting retransmission is due (`now >= rtx_retry`), registered: a cycle late, and not in the
         // cycle after `rtx_retry` is written (below), so that the test never sees a stale deadline.
         self.rtx_due.d.next = !self.d_rnow.val().get_bit(31);
-        self.npk.next =
-            (self.mtab.msg_rd_data.val().len - self.c_one32.val()) >> self.z_mtu.o.val();
+        // A message's packets - 1, computed when it is appended (its connection's `mtu_log` is fixed while it
+        // is open) and kept in `last_psn` until it starts.
+        self.npk_a.next = (self.wr.q.val().len - self.c_one32.val()) >> self.z_mtu.o.val();
+        if (self.wr.q.val().opcode == self.c_read.val()) | (self.wr.q.val().len == self.c_z32.val())
+        {
+            self.npk_a.next = self.c_z32.val();
+        }
+        self.npk.next = self.mtab.msg_rd_data.val().last_psn;
         self.retry.next = self.s_axis_gate_resp_tdata.val().retry_at;
         if self.s_axis_gate_resp_tdata.val().retry_at == self.c_z32.val() {
             self.retry.next = self.now32.val() + self.cfg_poll_ns.val();
@@ -623,7 +643,8 @@ impl Logic for Scheduler {
                 | (!self.d_rel.val().get_bit(31) & self.rd_ok.val()));
         // The connection has `cfg_max_started` started, unreleased messages (MR-SEM-11).
         self.x_maxst.i.next = self.cfg_max_started.val();
-        self.st_full.next = (self.cs.q.val().msn - self.cs.q.val().rel_msn) >= self.x_maxst.o.val();
+        self.n_st_q.d.next = self.cs.q.val().msn - self.cs.q.val().rel_msn;
+        self.st_full.next = self.n_st_q.q.val() >= self.x_maxst.o.val();
         self.rdrec_v.d.next = false;
         self.m_axis_rdrec_tdata.next = self.rdrec.q.val();
         self.m_axis_rdrec_tvalid.next = self.rdrec_v.q.val();
@@ -636,8 +657,8 @@ impl Logic for Scheduler {
         // QP errors: which message fails (MR-SEM-35: a fatal NACK naming no started, unreleased message is
         // ignored; otherwise the oldest started one, if any). Started, unreleased messages hold the MSNs
         // [rel_msn, msn).
-        self.d_fm.next = self.fl.q.val().msn - self.cs.q.val().rel_msn;
-        self.n_st.next = self.cs.q.val().msn - self.cs.q.val().rel_msn;
+        self.d_fm.next = self.d_fm_g.q.val();
+        self.n_st.next = self.n_st_g.q.val();
         self.f_tgt.next = self.cs.q.val().rel_msn;
         self.f_has.next = self.n_st.val() != self.c_z32.val();
         self.f_go.next = !self.fl.q.val().strict;
@@ -795,6 +816,9 @@ impl Logic for Scheduler {
                 self.d_win.d.next = self.psn.q.val() - self.mtab.conn_rd_data.val().una;
                 self.w_len.d.next =
                     self.mtab.conn_rd_data.val().nxt - self.mtab.conn_rd_data.val().una;
+                self.n_st_g.d.next =
+                    self.mtab.conn_rd_data.val().msn - self.mtab.conn_rd_data.val().rel_msn;
+                self.d_fm_g.d.next = self.fl.q.val().msn - self.mtab.conn_rd_data.val().rel_msn;
                 self.st.d.next = SchedState::Dispatch;
             }
             SchedState::Dispatch => {
@@ -883,6 +907,7 @@ impl Logic for Scheduler {
                         self.mtab.msg_wr_data.next.rkey = self.wr.q.val().rkey;
                         self.mtab.msg_wr_data.next.status = self.wr.q.val().status;
                         self.mtab.msg_wr_data.next.signaled = self.wr.q.val().signaled;
+                        self.mtab.msg_wr_data.next.last_psn = self.npk_a.val();
                         if self.cs.q.val().count != self.c_z16.val() {
                             self.mtab.next_wr_en.next = true;
                         } else {
@@ -1028,11 +1053,6 @@ impl Logic for Scheduler {
                             self.cs_n.d.next.ssn = self.cs.q.val().ssn + self.c_one32.val();
                         }
                         self.m_n.d.next.last_psn = self.cs.q.val().nxt + self.npk.val();
-                        if (self.mtab.msg_rd_data.val().opcode == self.c_read.val())
-                            | (self.mtab.msg_rd_data.val().len == self.c_z32.val())
-                        {
-                            self.m_n.d.next.last_psn = self.cs.q.val().nxt;
-                        }
                         self.st.d.next = SchedState::Seg1;
                     }
                 } else {
