@@ -103,6 +103,12 @@ pub struct AckTimer {
     due: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     trig: Signal<Local, PktMeta>,
+    occ_p1: Signal<Local, Bits<7>>,
+    occ_m1: Signal<Local, Bits<7>>,
+    m_inc: Signal<Local, Bits<7>>,
+    m_dec: Signal<Local, Bits<7>>,
+    m_keep: Signal<Local, Bits<7>>,
+    k_ones: Constant<Bits<7>>,
     k_full: Constant<Bits<7>>,
     k_one: Constant<Bits<7>>,
     k_zero: Constant<Bits<7>>,
@@ -137,6 +143,12 @@ impl Default for AckTimer {
             due: Default::default(),
             pop: Default::default(),
             trig: Default::default(),
+            occ_p1: Default::default(),
+            occ_m1: Default::default(),
+            m_inc: Default::default(),
+            m_dec: Default::default(),
+            m_keep: Default::default(),
+            k_ones: Constant::new(0x7fu64.into()),
             k_full: Constant::new((1u64 << ACK_TIMER_LOG).into()),
             k_one: Constant::new(1u64.into()),
             k_zero: Constant::new(0u64.into()),
@@ -194,12 +206,23 @@ impl Logic for AckTimer {
             self.rp.d.next = self.rp.q.val() + self.k_one.val();
         }
 
+        // `occ + 1` and `occ - 1` from the register, chosen by masks (an AND-OR, not a multiplexer, so that
+        // synthesis does not share one adder behind the push and pop decisions).
+        self.occ_p1.next = self.occ.q.val() + self.k_one.val();
+        self.occ_m1.next = self.occ.q.val() - self.k_one.val();
+        self.m_inc.next = self.k_zero.val();
+        self.m_dec.next = self.k_zero.val();
+        self.m_keep.next = self.k_zero.val();
         if self.push.val() & !self.pop.val() {
-            self.occ.d.next = self.occ.q.val() + self.k_one.val();
+            self.m_inc.next = self.k_ones.val();
+        } else if !self.push.val() & self.pop.val() {
+            self.m_dec.next = self.k_ones.val();
+        } else {
+            self.m_keep.next = self.k_ones.val();
         }
-        if !self.push.val() & self.pop.val() {
-            self.occ.d.next = self.occ.q.val() - self.k_one.val();
-        }
+        self.occ.d.next = (self.occ_p1.val() & self.m_inc.val())
+            | (self.occ_m1.val() & self.m_dec.val())
+            | (self.occ.q.val() & self.m_keep.val());
 
         // The trigger.
         self.trig.next = self.k_meta0.val();

@@ -87,6 +87,8 @@ pub struct DmaReadMux<const DW: usize, const KW: usize> {
     head_b: Signal<Local, Bit>,
     base: Signal<Local, Bits<32>>,
     base_count: Signal<Local, Bits<6>>,
+    cnt_m1: Signal<Local, Bits<6>>,
+    cnt_p1: Signal<Local, Bits<6>>,
 }
 
 impl<const DW: usize, const KW: usize> Logic for DmaReadMux<DW, KW> {
@@ -132,11 +134,14 @@ impl<const DW: usize, const KW: usize> Logic for DmaReadMux<DW, KW> {
         self.pop.next =
             self.s_axis_tvalid.val() & self.s_axis_tready.val() & self.s_axis_tlast.val();
         // Queue update: pop the head, then push at the (new) tail.
+        // (the count's `- 1` and `+ 1` side by side, chosen by pop and push: no carry chain follows another)
+        self.cnt_m1.next = self.count.q.val() - 1;
+        self.cnt_p1.next = self.count.q.val() + 1;
         self.base.next = self.order.q.val();
         self.base_count.next = self.count.q.val();
         if self.pop.val() {
             self.base.next = self.order.q.val() >> 1;
-            self.base_count.next = self.count.q.val() - 1;
+            self.base_count.next = self.cnt_m1.val();
         }
         self.order.d.next = self.base.val();
         self.count.d.next = self.base_count.val();
@@ -144,7 +149,10 @@ impl<const DW: usize, const KW: usize> Logic for DmaReadMux<DW, KW> {
             if self.grant_b.val() {
                 self.order.d.next = self.base.val() | (bits::<32>(1) << self.base_count.val());
             }
-            self.count.d.next = self.base_count.val() + 1;
+            self.count.d.next = self.cnt_p1.val();
+            if self.pop.val() {
+                self.count.d.next = self.count.q.val();
+            }
             self.last_b.d.next = self.grant_b.val();
         }
         if self.rst.val() {
@@ -237,6 +245,8 @@ pub struct DmaWriteMux<const DW: usize, const KW: usize> {
     pop: Signal<Local, Bit>,
     base: Signal<Local, Bits<32>>,
     base_count: Signal<Local, Bits<6>>,
+    cnt_m1: Signal<Local, Bits<6>>,
+    cnt_p1: Signal<Local, Bits<6>>,
 }
 
 impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
@@ -286,11 +296,14 @@ impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
         self.pop.next = self.s_axis_done_tvalid.val() & (self.count.q.val() != 0);
         self.m_axis_a_done_tvalid.next = self.pop.val() & !self.order.q.val().get_bit(0);
         self.m_axis_b_done_tvalid.next = self.pop.val() & self.order.q.val().get_bit(0);
+        // (the count's `- 1` and `+ 1` side by side, chosen by pop and push: no carry chain follows another)
+        self.cnt_m1.next = self.count.q.val() - 1;
+        self.cnt_p1.next = self.count.q.val() + 1;
         self.base.next = self.order.q.val();
         self.base_count.next = self.count.q.val();
         if self.pop.val() {
             self.base.next = self.order.q.val() >> 1;
-            self.base_count.next = self.count.q.val() - 1;
+            self.base_count.next = self.cnt_m1.val();
         }
         self.order.d.next = self.base.val();
         self.count.d.next = self.base_count.val();
@@ -298,7 +311,10 @@ impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
             if self.grant_b.val() {
                 self.order.d.next = self.base.val() | (bits::<32>(1) << self.base_count.val());
             }
-            self.count.d.next = self.base_count.val() + 1;
+            self.count.d.next = self.cnt_p1.val();
+            if self.pop.val() {
+                self.count.d.next = self.count.q.val();
+            }
             self.last_b.d.next = self.grant_b.val();
             self.busy.d.next = true;
             self.data_b.d.next = self.grant_b.val();

@@ -410,11 +410,28 @@ impl<const DW: usize, const KW: usize> FrameBuild<DW, KW> {
         let hi = n.slice(sum, 16, 4);
         let f1 = n.resize(lo, 17);
         let f1b = n.resize(hi, 17);
+        // The end-around carry: `lo + hi` and `lo + hi + 1` side by side (at most 0x1000E + 1, so the second
+        // carries no further), the first's carry choosing: two carry chains in this stage, not three.
         let s1 = n.add(f1, f1b);
+        // hi + 1 (4 to 5 bits) in logic, so that `lo + hi + 1` is one carry chain too.
+        let h0 = n.bit(hi, 0);
+        let h1 = n.bit(hi, 1);
+        let h2 = n.bit(hi, 2);
+        let h3 = n.bit(hi, 3);
+        let i0 = n.not(h0);
+        let i1 = n.xor(h1, h0);
+        let a01 = n.and(h0, h1);
+        let i2 = n.xor(h2, a01);
+        let a012 = n.and(a01, h2);
+        let i3 = n.xor(h3, a012);
+        let i4 = n.and(a012, h3);
+        let hinc = n.cat(&[i0, i1, i2, i3, i4]);
+        let hinc17 = n.resize(hinc, 17);
+        let s1p = n.add(f1, hinc17);
         let s1lo = n.slice(s1, 0, 16);
+        let s1plo = n.slice(s1p, 0, 16);
         let s1c = n.slice(s1, 16, 1);
-        let s1c16 = n.resize(s1c, 16);
-        let s2 = n.add(s1lo, s1c16);
+        let s2 = n.mux(s1c, s1plo, s1lo);
         let csum_a = n.not(s2);
         // ---- header bytes of the frame in HA (registered in H2).
         let m = ha_m;
