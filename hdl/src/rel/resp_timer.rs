@@ -32,7 +32,8 @@
 //! **Operation.** One command at a time: in idle a fire (taken only while the error register is empty) before
 //! a wait event; the RAM read (1 cycle, the decision's comparisons registered with the words), the decision
 //! and state write, the timeout's shift, its cap and deadline, then the arm or disarm handed to the wheel.
-//! After a reset both RAMs are cleared (`1 << conn_bits` cycles, `s_axis_wait_tready` low). Ports: see the fields. Construct with [`RespTimer::new`]`(conn_bits)`.
+//! After a reset both RAMs are cleared (`1 << conn_bits` cycles, `s_axis_wait_tready` low). Ports: see the
+//! fields. Construct with [`RespTimer::new`]`(conn_bits)`.
 
 use crate::common::ram::SdpRam;
 use crate::common::zext::Zext;

@@ -252,8 +252,8 @@ pub struct Scheduler {
     /// failure's decisions in `Dispatch`.
     n_st_g: DFF<Bits<32>>,
     d_fm_g: DFF<Bits<32>>,
-    /// `cs.msn - cs.rel_msn`, registered every cycle for MR-SEM-11's test in `GotMsg` (`cs` last changes in
-    /// `GotConn` or `WrConn`, a cycle or more before `RdMsg`).
+    /// `cs.msn - cs.rel_msn`, registered every cycle for MR-SEM-11's test in `GotMsg` (`cs` holds its word
+    /// from `RdMsg` on, written in `GotConn` or `WrConn`).
     n_st_q: DFF<Bits<32>>,
     /// An appended message's packets - 1 (`(len - 1) >> mtu_log`, 0 for a READ or an empty message).
     npk_a: Signal<Local, Bits<32>>,
