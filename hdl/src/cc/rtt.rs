@@ -17,12 +17,12 @@
 //! `max(rto_max, rto_min)` as the model does. The model's windowed `min_rtt` of this estimator decides nothing
 //! in the model; the windowed minimum that matters (MR-REL-28) is NSCC's (`cc::nscc`).
 //!
-//! Pipeline: [`LATENCY`] = 8 cycles from `in_valid` to `out_valid` (eight register stages: the first registers the
-//! operation with `|sample - srtt|` and the second `|e| >= rttvar` with both differences, so that the state
-//! update does not chain those carries into its own; the base RTO `srtt + 4 rttvar` and `max(srtt / 4, 2 rttvar)` are registered before their clamps; the
-//! backoff shift takes three, each step's saturation test made for every value the step before can give, side
-//! by side), one operation per cycle. Configuration values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write
-//! takes effect a cycle later.
+//! Pipeline: [`LATENCY`] = 8 cycles from `in_valid` to `out_valid` (eight register stages: the first registers
+//! the operation with `|sample - srtt|` and the second `|e| >= rttvar` with both differences, so that the state
+//! update does not chain those carries into its own; the base RTO `srtt + 4 rttvar` and `max(srtt / 4,
+//! 2 rttvar)` are registered before their clamps; the backoff shift takes three, each step's saturation test
+//! made for every value the step before can give, side by side), one operation per cycle. Configuration
+//! values `< 2^62`; `max(rto_max, rto_min)` is registered, so a configuration write takes effect a cycle later.
 
 use rust_hdl::prelude::*;
 
