@@ -4,7 +4,9 @@
 //! master (`bus_*`).
 //!
 //! * `run` low (`CONTROL.CTRL.run`): the processor is held in reset and the RAM takes the image writes
-//!   (`img_wr_*`, from the core's image window); `BOOT` reads 0.
+//!   (`img_wr_*`, from the core's image window); `BOOT` reads 0. The processor's reset is registered: it
+//!   leaves reset the cycle after `run` rises (and enters it the cycle after `run` falls, when no access can
+//!   start: the decoder starts none while `run` is low).
 //! * Each access the processor starts is answered with `mem_ready`: RAM one cycle after the request, with the
 //!   RAM's registered read; the mailbox, the packet and event ports and the processor's registers two cycles
 //!   after it (the region is registered, then the word selected); the register bus when the bridge
@@ -327,6 +329,8 @@ fn verilog_body() -> String {
     format!(
         "\
 localparam S_IDLE = 2'd0, S_RAM = 2'd1, S_BUS = 2'd2, S_LOCAL = 2'd3;
+// The processor's reset, registered: `run` and `rst` reach its many reset terms from a flip-flop.
+reg cpu_rn;
 reg [1:0] state;
 // The register a local read selects (mailbox, packet port, event port, own registers), decoded from the address
 // at the request, one bit per register: the read data is selected in the next cycle (S_LOCAL) from it, so
@@ -425,7 +429,7 @@ always @(*) begin
    m_axis_rqf_tdata = rqf_qp;
    m_axis_rqf_tvalid = rqf_v;
    cpu$clk = clk;
-   cpu$resetn = run && !rst;
+   cpu$resetn = cpu_rn;
    cpu$mem_ready = ack || state == S_RAM;
    cpu$mem_rdata = state == S_RAM ? ram$rdata : rdata;
    ram$clk = clk;
@@ -456,6 +460,7 @@ always @(*) begin
    i2c_sda_oe = i2c_drv[1];
 end
 always @(posedge clk) begin
+   cpu_rn <= run && !rst;
    ack <= 1'b0;
    con_v <= 1'b0;
    raise_q <= 1'b0;
