@@ -34,9 +34,9 @@
 //! cycles for the packet's sent report, so the report is not held behind an ACK (about 40 cycles). With an ACK
 //! per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
 //! The one computation that runs beside the commands is an allowed packet's pacing gap, in a second NSCC
-//! instance (`pacer`): it starts at the gate's decision when the instance is free, else with the
-//! packet's sent report (taken only once the instance is free); a gate request or an open of the paced
-//! connection waits until the gap is written back, and the write-back is a command of its own.
+//! instance (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
+//! after the packet's sent report (taken only once the instance is free); a gate request or an open of the
+//! paced connection waits until the gap is written back, and the write-back is a command of its own.
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
 //! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
 //! starts only while the register is empty and the FIFO has room for a whole window's declarations
@@ -389,6 +389,10 @@ pub struct SenderEngine {
     nscc: NsccUnit,
     /// The pacing instance of NSCC: the gap of a sent packet (MR-CC-14) is computed beside the other commands.
     pacer: NsccUnit,
+    /// The pacing computation starts (the pacer's `start`, registered a cycle after the decision to start it,
+    /// so that the gate's decision does not run on into the pacer's input registers), and its charged size.
+    pace_go: DFF<Bit>,
+    pace_ch: DFF<Bits<16>>,
     /// A pacing computation was started and its result is not written back yet.
     pace_busy: DFF<Bit>,
     /// Its result is waiting to be written back.
@@ -517,7 +521,7 @@ pub struct SenderEngine {
     s64: Signal<Local, Bits<64>>,
     zx_b: Signal<Local, Zx32>,
     zx_c: Signal<Local, Zx16w>,
-    zx_g: Signal<Local, Zx16w>,
+    zx_p: Signal<Local, Zx16w>,
     zx_seed: Signal<Local, Zx32>,
     since: Signal<Local, Bits<32>>,
     now32: Signal<Local, Bits<32>>,
@@ -697,6 +701,8 @@ impl SenderEngine {
             pace_res: Default::default(),
             pace_conn: Default::default(),
             pace_t0: Default::default(),
+            pace_go: Default::default(),
+            pace_ch: Default::default(),
             pace_gap: Default::default(),
             pace_nz: Default::default(),
             pre_paced: Default::default(),
@@ -788,7 +794,7 @@ impl SenderEngine {
             s64: Default::default(),
             zx_b: Default::default(),
             zx_c: Default::default(),
-            zx_g: Default::default(),
+            zx_p: Default::default(),
             zx_seed: Default::default(),
             since: Default::default(),
             now32: Default::default(),
@@ -908,8 +914,8 @@ impl Logic for SenderEngine {
             nret, dret, rto_due, rack_due, outst, peek_path, nack_trim, nack_aux, err_pend,
             err_rec, err_st, stop_v, stop_c, lbusy, lw, lrem, l_rtx_done, l_cmd_done, resv, una_r,
             una_v, rtx_wp, rtx_rp, rtx_rd, rtx_o, rtx_ov, pace_busy, pace_res, pace_conn, pace_t0,
-            pace_gap, pace_nz, pre_paced, cc_ok, det_iss, det_ok, det_lost, g_t0, g_conn,
-            sent_wait, held_v, held_until, rtt_st, rtt_ok
+            pace_gap, pace_nz, pre_paced, pace_go, pace_ch, cc_ok, det_iss, det_ok, det_lost, g_t0,
+            g_conn, sent_wait, held_v, held_until, rtt_st, rtt_ok
         );
         dff_setup!(
             self,
@@ -1021,8 +1027,8 @@ impl Logic for SenderEngine {
         self.zx_b.next.hi = self.k_zero32.val();
         self.zx_c.next.lo = self.charged.q.val();
         self.zx_c.next.hi = self.k_zero48.val();
-        self.zx_g.next.lo = self.req.q.val().charged;
-        self.zx_g.next.hi = self.k_zero48.val();
+        self.zx_p.next.lo = self.pace_ch.q.val();
+        self.zx_p.next.hi = self.k_zero48.val();
         self.zx_seed.next.lo = self.open_r.q.val().seed;
         self.zx_seed.next.hi = self.k_zero32.val();
         // Detection parameters: srtt + reo_mult * reo_wnd (MR-REL-36) and
@@ -1327,13 +1333,16 @@ impl Logic for SenderEngine {
         self.nscc.cfg_line_rate_bps.next = self.cfg_line_rate_bps.val();
         // The pacing instance: started by a sent command with the connection's state, its result kept in
         // the pace_* registers until a write-back command puts it into the connection's state.
-        self.pacer.start.next = false;
+        // The computation starts a cycle after the decision; its state (`est`, the connection's) does not
+        // change meanwhile: the gate's decision goes on to the EV choice, the sent report to the write-back.
+        self.pacer.start.next = self.pace_go.q.val();
+        self.pace_go.d.next = false;
         self.pacer.kind.next = self.k_ev_pace.val();
         self.pacer.now.next = self.now.val();
         self.pacer.acked.next = self.k_zero64.val();
         self.pacer.sample.next = self.k_zero64.val();
         self.pacer.ece.next = false;
-        self.pacer.bytes.next = self.zx_c.val().into();
+        self.pacer.bytes.next = self.zx_p.val().into();
         self.pacer.st_in.next = self.nst_l.val();
         self.pacer.cfg_mtu.next = self.cfg_mtu.val();
         self.pacer.cfg_max_cwnd.next = self.cfg_bdp.val() + self.cfg_bdp.val();
@@ -1479,7 +1488,8 @@ impl Logic for SenderEngine {
                 // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
                 // already when the gate started it.)
                 if !self.pre_paced.q.val() {
-                    self.pacer.start.next = true;
+                    self.pace_go.d.next = true;
+                    self.pace_ch.d.next = self.charged.q.val();
                     self.pace_busy.d.next = true;
                     self.pace_conn.d.next = self.conn.q.val();
                 }
@@ -1910,8 +1920,8 @@ impl Logic for SenderEngine {
                         // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
                         // on, so the connection's next request waits for the computation, not also for the
                         // sent report.
-                        self.pacer.start.next = true;
-                        self.pacer.bytes.next = self.zx_g.val().into();
+                        self.pace_go.d.next = true;
+                        self.pace_ch.d.next = self.req.q.val().charged;
                         self.pace_busy.d.next = true;
                         self.pace_conn.d.next = self.conn.q.val();
                         self.pace_t0.d.next = self.g_elig.q.val();
@@ -2108,6 +2118,7 @@ impl Logic for SenderEngine {
             self.pace_busy.d.next = false;
             self.pace_res.d.next = false;
             self.pre_paced.d.next = false;
+            self.pace_go.d.next = false;
             self.held_v.d.next = false;
             self.req_seen_v.d.next = false;
             self.sent_wait.d.next = self.k_zero3.val();
