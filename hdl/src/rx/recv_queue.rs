@@ -282,6 +282,9 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     c_hit: Signal<Local, Bit>,
     idx_p: DFF<Bits<16>>,
     hit_p: DFF<Bit>,
+    /// S4 of a packet (registered in S3 from the kind and flags that hold through S4): the packet's check
+    /// fields are decided under this one bit, not under the state and kind decodes.
+    pk4: DFF<Bit>,
     c_wr: Signal<Local, Bit>,
     c_wslot: Signal<Local, Bits<3>>,
     c_new: Signal<Local, RqeEnt>,
@@ -476,6 +479,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             c_hit: Default::default(),
             idx_p: Default::default(),
             hit_p: Default::default(),
+            pk4: Default::default(),
             c_wr: Default::default(),
             c_wslot: Default::default(),
             c_new: Default::default(),
@@ -581,8 +585,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
     fn update(&mut self) {
         dff_setup!(
             self, clk, state, kind, conn_r, qp_r, qv_r, base_r, meta, chk, desc, popped, kick,
-            kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pf_qp,
-            pf_idx
+            kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pk4,
+            pf_qp, pf_idx
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
         dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done, fl_pend, fl_qp, fl_turn);
@@ -902,44 +906,24 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                     self.ns4.next = self.k_s_5.v.val();
                 }
             } else {
-                self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
-                if self.examined.val() & (self.op.val() == self.k_op_write_imm.v.val()) {
-                    // The completion stage's WRITE_IMM RNR NACK (MR-SEM-20) carries this aux.
-                    self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
-                }
+                // (The packet's check fields: under `pk4`, below.)
                 // The packet is done unless it needs its RQE: it waits on the output, the FSM is free.
                 self.ns4.next = self.k_s_idle.v.val();
                 self.opend.d.next = true;
                 if self.examined.val() & self.is_send.val() {
-                    self.chk.d.next.rqe_index = self.idx.val();
                     if self.bad_off.q.val() {
-                        self.chk.d.next.nack = true;
-                        self.chk.d.next.fail = true;
-                        self.chk.d.next.code = self.k_nack_invalid.v.val();
-                        self.chk.d.next.aux = self.meta.q.val().msn;
                         self.meta.d.next.drop = self.k_drop_invalid.v.val();
                     } else if self.qv_r.q.val() & self.hit_p.q.val() {
                         // Cached (read for an earlier packet of the message, or prefetched: posted and not
                         // consumed); the next RQE is prefetched.
-                        self.chk.d.next.rqe_ok = true;
-                        self.chk.d.next.rqe_addr = self.c_sel.val().addr;
-                        self.chk.d.next.rqe_len = self.c_sel.val().len;
-                        self.chk.d.next.rqe_lkey = self.c_sel.val().lkey;
                         self.pf_v.d.next = true;
                         self.pf_conn.d.next = self.conn_r.q.val();
                         self.pf_qp.d.next = self.qp_r.q.val();
                         self.pf_idx.d.next = self.idx.val() + self.k_one16.v.val();
                     } else if !self.qv_r.q.val() | (self.k.val() >= (self.pi.val() - self.ci.val()))
                     {
-                        self.chk.d.next.nack = true;
                         if self.too_far.val() & self.qv_r.q.val() {
-                            self.chk.d.next.fail = true;
-                            self.chk.d.next.code = self.k_nack_invalid.v.val();
-                            self.chk.d.next.aux = self.meta.q.val().msn;
                             self.meta.d.next.drop = self.k_drop_invalid.v.val();
-                        } else {
-                            self.chk.d.next.code = self.k_nack_rnr.v.val();
-                            self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
                         }
                     } else if (self.pf_fly.q.val() | self.pf_done.q.val())
                         & (self.pf_fqp.q.val() == self.x_qp16.o.val())
@@ -1097,7 +1081,44 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.state.q.val() == self.k_s_4.v.val() {
             self.state.d.next = self.ns4.val();
         }
+        // S4 of a packet: its check fields (the same decisions as the packet branch above).
+        self.pk4.d.next = (self.state.q.val() == self.k_s_3.v.val())
+            & (self.kind.q.val() != self.k_k_open.v.val())
+            & !self.is_pf.q.val()
+            & !self.is_ci.q.val();
+        if self.pk4.q.val() {
+            self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
+            if self.examined.val() & (self.op.val() == self.k_op_write_imm.v.val()) {
+                // The completion stage's WRITE_IMM RNR NACK (MR-SEM-20) carries this aux.
+                self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
+            }
+            if self.examined.val() & self.is_send.val() {
+                self.chk.d.next.rqe_index = self.idx.val();
+                if self.bad_off.q.val() {
+                    self.chk.d.next.nack = true;
+                    self.chk.d.next.fail = true;
+                    self.chk.d.next.code = self.k_nack_invalid.v.val();
+                    self.chk.d.next.aux = self.meta.q.val().msn;
+                } else if self.qv_r.q.val() & self.hit_p.q.val() {
+                    self.chk.d.next.rqe_ok = true;
+                    self.chk.d.next.rqe_addr = self.c_sel.val().addr;
+                    self.chk.d.next.rqe_len = self.c_sel.val().len;
+                    self.chk.d.next.rqe_lkey = self.c_sel.val().lkey;
+                } else if !self.qv_r.q.val() | (self.k.val() >= (self.pi.val() - self.ci.val())) {
+                    self.chk.d.next.nack = true;
+                    if self.too_far.val() & self.qv_r.q.val() {
+                        self.chk.d.next.fail = true;
+                        self.chk.d.next.code = self.k_nack_invalid.v.val();
+                        self.chk.d.next.aux = self.meta.q.val().msn;
+                    } else {
+                        self.chk.d.next.code = self.k_nack_rnr.v.val();
+                        self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
+                    }
+                }
+            }
+        }
         if self.rst.val() {
+            self.pk4.d.next = false;
             self.state.d.next = self.k_s_idle.v.val();
             self.kick_v.d.next = false;
             self.opend.d.next = false;
