@@ -29,8 +29,9 @@ commands:
   synth [ARGS]  synthesize every block for UltraScale+ and rewrite the table of docs/hardware.md
                 (ARGS: block names; --timeout SECS per block; --core-timeout SECS for the core; --doc
                 writes the table for a partial run, keeping the other rows; --width 1024 prints that
-                configuration; --paths N prints each block's N deepest paths, from where to where, and
-                its 4N slowest by the delays of yosys' cell library)
+                configuration; --wire-delay PS sets ABC9's wire delay (default 600); --paths N prints
+                each block's N deepest paths, from where to where, and its 4N slowest by the delays of
+                yosys' cell library)
 ";
 
 fn main() -> ExitCode {
