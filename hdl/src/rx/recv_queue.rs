@@ -285,6 +285,10 @@ pub struct RecvQueue<const DW: usize, const KW: usize, const CB: usize, const QB
     /// S4 of a packet (registered in S3 from the kind and flags that hold through S4): the packet's check
     /// fields are decided under this one bit, not under the state and kind decodes.
     pk4: DFF<Bit>,
+    /// `examined & is_send` and `examined & op == WRITE_IMM`, registered every cycle: read in S4, where they
+    /// hold S3's values (the packet's `meta` and `chk` change only at its take and from S4 on).
+    ex_send: DFF<Bit>,
+    ex_wimm: DFF<Bit>,
     c_wr: Signal<Local, Bit>,
     c_wslot: Signal<Local, Bits<3>>,
     c_new: Signal<Local, RqeEnt>,
@@ -480,6 +484,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> RecvQue
             idx_p: Default::default(),
             hit_p: Default::default(),
             pk4: Default::default(),
+            ex_send: Default::default(),
+            ex_wimm: Default::default(),
             c_wr: Default::default(),
             c_wslot: Default::default(),
             c_new: Default::default(),
@@ -586,7 +592,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         dff_setup!(
             self, clk, state, kind, conn_r, qp_r, qv_r, base_r, meta, chk, desc, popped, kick,
             kick_v, opend, ci_wr, ci_new, ce0, ce1, ce2, ce3, pf_v, pf_conn, idx_p, hit_p, pk4,
-            pf_qp, pf_idx
+            ex_send, ex_wimm, pf_qp, pf_idx
         );
         dff_setup!(self, clk, pf_fly, pf_drop, pf_fidx, pf_fqp, ce4, ce5, ce6, ce7);
         dff_setup!(self, clk, pf_fconn, pf_fqpb, pf_done, fl_pend, fl_qp, fl_turn);
@@ -910,7 +916,7 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
                 // The packet is done unless it needs its RQE: it waits on the output, the FSM is free.
                 self.ns4.next = self.k_s_idle.v.val();
                 self.opend.d.next = true;
-                if self.examined.val() & self.is_send.val() {
+                if self.ex_send.q.val() {
                     if self.bad_off.q.val() {
                         self.meta.d.next.drop = self.k_drop_invalid.v.val();
                     } else if self.qv_r.q.val() & self.hit_p.q.val() {
@@ -1081,6 +1087,8 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
         if self.state.q.val() == self.k_s_4.v.val() {
             self.state.d.next = self.ns4.val();
         }
+        self.ex_send.d.next = self.examined.val() & self.is_send.val();
+        self.ex_wimm.d.next = self.examined.val() & (self.op.val() == self.k_op_write_imm.v.val());
         // S4 of a packet: its check fields (the same decisions as the packet branch above).
         self.pk4.d.next = (self.state.q.val() == self.k_s_3.v.val())
             & (self.kind.q.val() != self.k_k_open.v.val())
@@ -1088,11 +1096,11 @@ impl<const DW: usize, const KW: usize, const CB: usize, const QB: usize> Logic
             & !self.is_ci.q.val();
         if self.pk4.q.val() {
             self.chk.d.next.rq_empty = !self.qv_r.q.val() | (self.pi.val() == self.ci.val());
-            if self.examined.val() & (self.op.val() == self.k_op_write_imm.v.val()) {
+            if self.ex_wimm.q.val() {
                 // The completion stage's WRITE_IMM RNR NACK (MR-SEM-20) carries this aux.
                 self.chk.d.next.aux = self.cfg_rnr_timer_us.val();
             }
-            if self.examined.val() & self.is_send.val() {
+            if self.ex_send.q.val() {
                 self.chk.d.next.rqe_index = self.idx.val();
                 if self.bad_off.q.val() {
                     self.chk.d.next.nack = true;
