@@ -71,7 +71,8 @@ fn quad(q: Option<Quadrant>) -> u64 {
     }
 }
 
-fn run_sequence(seed: u64, events: usize, seen: &mut [usize; 6]) {
+/// Runs one random sequence; returns how many pacing events took the remembered gap (4 cycles).
+fn run_sequence(seed: u64, events: usize, seen: &mut [usize; 6]) -> usize {
     let mut rng = Rng(seed);
     // Parameters in the hardware ranges (see cc::nscc).
     let mtu = [1024u64, 4096, 4160, 9000][rng.below(4) as usize];
@@ -89,7 +90,7 @@ fn run_sequence(seed: u64, events: usize, seen: &mut [usize; 6]) {
         ..CcParams::default()
     };
     if p.bdp_bytes() >= 1 << 31 {
-        return;
+        return 0;
     }
     let mut m = Nscc::new(&p);
     let mut u = NsccUnit::default();
@@ -110,6 +111,8 @@ fn run_sequence(seed: u64, events: usize, seen: &mut [usize; 6]) {
     tick(&mut u);
     let mut now = rng.below(1 << 40);
     let base = p.base_rtt_ns;
+    let mut last_bytes = 4160;
+    let mut remembered = 0;
     for i in 0..events {
         now += rng.below(4 * base);
         let r = rng.below(100);
@@ -161,20 +164,30 @@ fn run_sequence(seed: u64, events: usize, seen: &mut [usize; 6]) {
         );
         seen[quad(m.last_quadrant()) as usize] += 1;
         if i % 4 == 0 {
-            let bytes = 64 + rng.below(65536 - 64);
-            event(&mut u, nscc::EV_PACE, now, 0, 0, false, bytes);
-            assert_eq!(
-                u.gap.val().to_u64(),
-                m.pacing_gap_ns(bytes),
-                "gap({bytes}), {ctx}"
-            );
-            assert_eq!(
-                u.st_out.val(),
-                s,
-                "pacing leaves the state unchanged, {ctx}"
-            );
+            // Half the packets the size of the one before (the unit's remembered gap serves them when the
+            // state has not changed since), some paced twice in a row (it must).
+            if rng.below(2) == 0 {
+                last_bytes = 64 + rng.below(65536 - 64);
+            }
+            let bytes = last_bytes;
+            for _ in 0..1 + rng.below(2) {
+                if event(&mut u, nscc::EV_PACE, now, 0, 0, false, bytes) == 4 {
+                    remembered += 1;
+                }
+                assert_eq!(
+                    u.gap.val().to_u64(),
+                    m.pacing_gap_ns(bytes),
+                    "gap({bytes}), {ctx}"
+                );
+                assert_eq!(
+                    u.st_out.val(),
+                    s,
+                    "pacing leaves the state unchanged, {ctx}"
+                );
+            }
         }
     }
+    remembered
 }
 
 #[test]
@@ -183,10 +196,12 @@ fn mr_cc_7_14_nscc_unit_is_bit_exact_with_the_model() {
     let events = env("CC_NSCC_EVENTS", 600) as usize;
     println!("CC_NSCC_SEED={seed} CC_NSCC_EVENTS={events}");
     let mut seen = [0usize; 6];
+    let mut remembered = 0;
     for k in 0..4 {
-        run_sequence(seed.wrapping_add(k), events, &mut seen);
+        remembered += run_sequence(seed.wrapping_add(k), events, &mut seen);
     }
-    println!("quadrants seen (none, PI, FI, MD, repath, timeout): {seen:?}");
+    println!("quadrants seen (none, PI, FI, MD, repath, timeout): {seen:?}; remembered gaps {remembered}");
+    assert!(remembered > 0, "no pacing event took the remembered gap");
     // Every quadrant must have been exercised for the comparison to mean something.
     assert!(seen[1..].iter().all(|&n| n > 0), "{seen:?}");
 }
@@ -221,4 +236,25 @@ fn mr_cc_13_timeout_and_event_latencies() {
     assert_eq!((l_ack, l_rep, l_to, l_pace), (22, 7, 3, 18));
     // 4160 B at 100 Gb/s = 332 ns; 4160 * 10000 / 4096 = 10156 ns.
     assert_eq!(u.gap.val().to_u64(), 10_156);
+    // The same packet size, state and line rate again: the remembered gap, without dividing.
+    let l_again = event(&mut u, nscc::EV_PACE, 310, 0, 0, false, 4160);
+    assert_eq!((l_again, u.gap.val().to_u64()), (4, 10_156));
+    // Any input changed: computed again. Another size; another line rate (4160 B at 1 Gb/s = 33,280 ns);
+    // another state (cwnd doubled: 4160 * 10000 / 8192 = 5078 ns).
+    let l_size = event(&mut u, nscc::EV_PACE, 320, 0, 0, false, 4096);
+    assert_eq!((l_size, u.gap.val().to_u64()), (18, 10_000));
+    u.cfg_line_rate_bps.next = 1_000_000_000u64.to_bits();
+    let l_rate = event(&mut u, nscc::EV_PACE, 330, 0, 0, false, 4096);
+    assert!(l_rate > 4, "{l_rate}");
+    assert_eq!(u.gap.val().to_u64(), 32_768);
+    u.cfg_line_rate_bps.next = p.line_rate_bps.to_bits();
+    let l_back = event(&mut u, nscc::EV_PACE, 340, 0, 0, false, 4096);
+    assert_eq!((l_back, u.gap.val().to_u64()), (18, 10_000));
+    let mut st = u.st_out.val();
+    st.cwnd = 8192u64.to_bits();
+    u.st_in.next = st;
+    let l_state = event(&mut u, nscc::EV_PACE, 350, 0, 0, false, 4160);
+    assert_eq!((l_state, u.gap.val().to_u64()), (18, 5_078));
+    let l_state2 = event(&mut u, nscc::EV_PACE, 360, 0, 0, false, 4160);
+    assert_eq!((l_state2, u.gap.val().to_u64()), (4, 5_078));
 }

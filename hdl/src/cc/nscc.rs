@@ -29,6 +29,12 @@
 //! ~19, i.e. more than one per ACK and per sent packet of >= ~1.3 KiB at 512 bits;
 //! smaller packets need the caller to keep the previous gap (see the sender engine).
 //!
+//! Remembered gap: the unit keeps its last pacing gap with the four inputs it is a function of (packet bytes,
+//! srtt, cwnd, line rate; registers, not per connection). A pacing event whose inputs equal them takes that
+//! gap without dividing, in 4 cycles: the packets a connection sends between two ACKs, of one size, share
+//! one gap. The comparisons are registered in SAMPLE and read in MUL_A; any other event leaves the memory as
+//! it is (it holds no connection state), reset clears it.
+//!
 //! Per-connection state ([`NsccState`]): 257 bits (cwnd, srtt, min_rtt, last_d 32 bits each; the min_rtt
 //! stamp and the last-decrease time 64 bits; a valid bit).
 
@@ -179,6 +185,20 @@ pub struct NsccUnit {
     repath_r: DFF<Bit>,
     gap_r: DFF<Bits<64>>,
     done_r: DFF<Bit>,
+    /// The last pacing gap and the inputs it was computed from (packet bytes, srtt, cwnd, line rate): a
+    /// pacing event with the same inputs takes it without dividing (MR-CC-14's gap is a function of them).
+    pm_v: DFF<Bit>,
+    pm_bytes: DFF<Bits<64>>,
+    pm_srtt: DFF<Bits<64>>,
+    pm_cwnd: DFF<Bits<64>>,
+    pm_lr: DFF<Bits<64>>,
+    pm_gap: DFF<Bits<64>>,
+    /// The event's inputs against the remembered ones, registered in SAMPLE for MUL_A (bytes, srtt, cwnd,
+    /// line rate).
+    pm_eq_b: DFF<Bit>,
+    pm_eq_s: DFF<Bit>,
+    pm_eq_c: DFF<Bit>,
+    pm_eq_l: DFF<Bit>,
     op_a0: DFF<Bits<64>>,
     op_b0: DFF<Bits<64>>,
     op_a1: DFF<Bits<64>>,
@@ -298,6 +318,16 @@ impl Default for NsccUnit {
             repath_r: Default::default(),
             gap_r: Default::default(),
             done_r: Default::default(),
+            pm_v: Default::default(),
+            pm_bytes: Default::default(),
+            pm_srtt: Default::default(),
+            pm_cwnd: Default::default(),
+            pm_lr: Default::default(),
+            pm_gap: Default::default(),
+            pm_eq_b: Default::default(),
+            pm_eq_s: Default::default(),
+            pm_eq_c: Default::default(),
+            pm_eq_l: Default::default(),
             op_a0: Default::default(),
             op_b0: Default::default(),
             op_a1: Default::default(),
@@ -366,6 +396,10 @@ impl Logic for NsccUnit {
             op_a0, op_b0, op_a1, op_b1, dv0, dv1
         );
         dff_setup!(self, clk, md_recent, md_ge, md_dt, s_ge, s_up, s_dn, mr_le, mr_old, stw, s_z);
+        dff_setup!(
+            self, clk, pm_v, pm_bytes, pm_srtt, pm_cwnd, pm_lr, pm_gap, pm_eq_b, pm_eq_s, pm_eq_c,
+            pm_eq_l
+        );
         self.mul0.clk.next = self.clk.val();
         self.mul1.clk.next = self.clk.val();
         self.div0.clk.next = self.clk.val();
@@ -497,7 +531,11 @@ impl Logic for NsccUnit {
                 self.state.d.next = self.s_done.val();
             }
             if self.kind_r.q.val() == self.k_ev_pace.val() {
-                // MR-CC-14: bytes * 8e9 / line_rate and bytes * srtt / cwnd.
+                // MR-CC-14: bytes * 8e9 / line_rate and bytes * srtt / cwnd (or the remembered gap, MUL_A).
+                self.pm_eq_b.d.next = self.bytes_r.q.val() == self.pm_bytes.q.val();
+                self.pm_eq_s.d.next = self.srtt.q.val() == self.pm_srtt.q.val();
+                self.pm_eq_c.d.next = self.cwnd.q.val() == self.pm_cwnd.q.val();
+                self.pm_eq_l.d.next = self.cfg_line_rate_bps.val() == self.pm_lr.q.val();
                 self.op_a0.d.next = self.bytes_r.q.val();
                 self.op_b0.d.next = self.k_8e9.val();
                 self.dv0.d.next = self.cfg_line_rate_bps.val();
@@ -560,6 +598,17 @@ impl Logic for NsccUnit {
             }
         } else if self.state.q.val() == self.s_mul_a.val() {
             self.state.d.next = self.s_div_start.val();
+            if self.kind_r.q.val() == self.k_ev_pace.val()
+                && self.pm_v.q.val()
+                && self.pm_eq_b.q.val()
+                && self.pm_eq_s.q.val()
+                && self.pm_eq_c.q.val()
+                && self.pm_eq_l.q.val()
+            {
+                // The same inputs as the last pacing gap: the same gap.
+                self.gap_r.d.next = self.pm_gap.q.val();
+                self.state.d.next = self.s_done.val();
+            }
         } else if self.state.q.val() == self.s_div_start.val() {
             self.state.d.next = self.s_div_wait.val();
         } else if self.state.q.val() == self.s_div_wait.val() {
@@ -600,6 +649,15 @@ impl Logic for NsccUnit {
             }
         } else if self.state.q.val() == self.s_done.val() {
             self.done_r.d.next = true;
+            if self.kind_r.q.val() == self.k_ev_pace.val() {
+                // Remember the gap with its inputs (`dv0` holds the line rate the division used).
+                self.pm_v.d.next = true;
+                self.pm_bytes.d.next = self.bytes_r.q.val();
+                self.pm_srtt.d.next = self.srtt.q.val();
+                self.pm_cwnd.d.next = self.cwnd.q.val();
+                self.pm_lr.d.next = self.dv0.q.val();
+                self.pm_gap.d.next = self.gap_r.q.val();
+            }
             self.state.d.next = self.s_idle.val();
         } else {
             self.state.d.next = self.s_idle.val();
@@ -608,6 +666,7 @@ impl Logic for NsccUnit {
         if self.rst.val() {
             self.state.d.next = self.s_idle.val();
             self.done_r.d.next = false;
+            self.pm_v.d.next = false;
         }
         self.ready.next = self.state.q.val() == self.s_idle.val();
         self.done.next = self.done_r.q.val();
