@@ -27,12 +27,13 @@
 //!
 //! Operation: one command at a time, chosen in idle or in the write-back cycle that ends the previous command
 //! (the next command reads the RAM from the following cycle on, after the write), with the priority open >
-//! stop > pacing write-back > held gate request > sent > gate request > feedback > timer, so a command always
+//! stop > sent > pacing write-back > held gate request > gate request > feedback > timer, so a command always
 //! reads the state the previous one wrote (no forwarding is needed). Gate requests and sent reports go before
 //! feedback because the transmit path waits for them while its datapath drains (an ACK taken a little later
-//! is an ACK that arrived a little later); after an allowed gate answer, feedback and timers wait up to 7
-//! cycles for the packet's sent report, so the report is not held behind an ACK (about 40 cycles). With an ACK
-//! per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
+//! is an ACK that arrived a little later); after an allowed gate answer, feedback, timers and the pacing
+//! write-back wait up to 7 cycles for the packet's sent report, so the report is not held behind another
+//! command (an ACK takes about 40 cycles, a write-back 3) while the transmit path waits for its handshake.
+//! With an ACK per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
 //! The one computation that runs beside the commands is an allowed packet's pacing gap, in a second NSCC
 //! instance (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
 //! after the packet's sent report (taken only once the instance is free); a gate request or an open of the
@@ -63,7 +64,8 @@
 //!   decision's own cycles are not charged to the connection; charging them slowed a paced connection by
 //!   1.5 % (4 KiB packets) and by up to 40 cycles per packet that arrived during an ACK. Starting the
 //!   computation at the decision lets a paced connection's next request wait only for it (18 cycles for
-//!   4 KiB), not also for the sent report behind it.
+//!   4 KiB, 4 when the NSCC unit reuses its last gap: same size, srtt, cwnd and line rate, as between two
+//!   ACKs), not also for the sent report behind it.
 //! * ACK (`ptype` 2), as `send::on_ack`: the RTT sample (MR-REL-26); the reordering multiplier (MR-REL-59,
 //!   DUP = aflags bit 6); [`AckProc`]'s ACK processing, whose clean words (no ECE, aflags bit 7) make the
 //!   entries of the newly covered packets ready for reuse (MR-PATH-3); for a valid ACK: progress resets the
@@ -423,8 +425,9 @@ pub struct SenderEngine {
     /// (See `g_rnr`.)
     g_near: DFF<Bit>,
     g_conn: DFF<Bits<16>>,
-    /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback and timers wait
-    /// for it, so the report is not held behind a long command (the transmit path waits for its handshake).
+    /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback, timers and the
+    /// pacing write-back wait for it, so the report is not held behind another command (the transmit path
+    /// waits for its handshake).
     sent_wait: DFF<Bits<3>>,
     /// A gate request (`req`) is held until its pacing time `held_until` (ns mod 2^32).
     held_v: DFF<Bit>,
@@ -2010,16 +2013,6 @@ impl Logic for SenderEngine {
                 self.stop_v.d.next = false;
                 self.conn.d.next = self.stop_c.q.val();
                 self.state.d.next = EngState::StopRd;
-            } else if self.pace_res.q.val() {
-                self.conn.d.next = self.pace_conn.q.val();
-                self.state.d.next = EngState::PwH;
-            } else if self.held_v.q.val()
-                && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
-            {
-                // The held gate request's pacing time has come: decided again.
-                self.held_v.d.next = false;
-                self.conn.d.next = self.req.q.val().conn;
-                self.state.d.next = EngState::GRd;
             } else if self.s_axis_sent_tvalid.val()
                 && (self.pre_paced.q.val() || (!self.pace_busy.q.val() && self.pacer.ready.val()))
             {
@@ -2027,6 +2020,20 @@ impl Logic for SenderEngine {
                 self.sent_wait.d.next = self.k_zero3.val();
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = EngState::SentH;
+            } else if self.pace_res.q.val() && self.sent_wait.q.val() == self.k_zero3.val() {
+                // (After the sent report, which the transmit path waits for, also the one still on its way
+                // from a decision that let a packet go; before a held request, which may be its connection's;
+                // the connection's next gate request waits for this write-back.)
+                self.conn.d.next = self.pace_conn.q.val();
+                self.state.d.next = EngState::PwH;
+            } else if self.held_v.q.val()
+                && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
+            {
+                // The held gate request's pacing time has come: decided again (a sent report or a pacing
+                // write-back before it delays the decision, not the packet's pacing time).
+                self.held_v.d.next = false;
+                self.conn.d.next = self.req.q.val().conn;
+                self.state.d.next = EngState::GRd;
             } else if self.s_axis_gate_req_tvalid.val()
                 && !self.resp_valid.q.val()
                 && !self.held_v.q.val()
