@@ -239,7 +239,7 @@ fn mr_cc_13_timeout_and_event_latencies() {
     // The same packet size, state and line rate again: the remembered gap, without dividing.
     let l_again = event(&mut u, nscc::EV_PACE, 310, 0, 0, false, 4160);
     assert_eq!((l_again, u.gap.val().to_u64()), (4, 10_156));
-    // Any input changed: computed again. Another size; another line rate (4160 B at 1 Gb/s = 33,280 ns);
+    // Any input changed: computed again. Another size; another line rate (4096 B at 1 Gb/s = 32,768 ns);
     // another state (cwnd doubled: 4160 * 10000 / 8192 = 5078 ns).
     let l_size = event(&mut u, nscc::EV_PACE, 320, 0, 0, false, 4096);
     assert_eq!((l_size, u.gap.val().to_u64()), (18, 10_000));
