@@ -10,8 +10,8 @@
 //! Seed: `HDL_SEED` (printed); operations: `HDL_ITERS` (default 2500 for 64 entries, 1500 for 8).
 
 use metaroce_hdl::rel::path_select::{
-    PathClean, PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS,
-    OP_RECYCLE_TRIM, OP_SET_SRTT,
+    word_bits, PathClean, PathCmd, PathSelect, PathSelect64, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE,
+    OP_RECYCLE_LOSS, OP_RECYCLE_TRIM, OP_SET_SRTT,
 };
 use metaroce_proto::transport::path::{PathSet, Prng, RecycleCause};
 use rust_hdl::prelude::*;
@@ -20,7 +20,7 @@ mod support;
 use support::{iters, seed, Rng};
 
 /// Evaluates until nothing changes (rust-hdl's `update_all` is one pass).
-fn settle(u: &mut PathSelect) {
+fn settle<const W: usize>(u: &mut PathSelect<W>) {
     for _ in 0..1000 {
         u.update_all();
         if !u.has_changed() {
@@ -30,15 +30,15 @@ fn settle(u: &mut PathSelect) {
     panic!("combinational loop");
 }
 
-struct Tb {
-    u: PathSelect,
+struct Tb<const W: usize> {
+    u: PathSelect<W>,
     rng: Rng,
     cycles: u64,
     /// Probability (percent) that `m_axis_res_tready` is low in a cycle.
     stall: u64,
 }
 
-impl Tb {
+impl<const W: usize> Tb<W> {
     fn tick(&mut self) {
         settle(&mut self.u);
         self.u.clk.next = true.into();
@@ -128,9 +128,10 @@ fn pair(rng: &mut Rng, m: &PathSet, hist: &[(u8, u16)]) -> (u8, u16) {
     }
 }
 
-fn run(max_paths: u32, conns: usize, ops: usize, seed: u64) {
+fn run<const W: usize>(conns: usize, ops: usize, seed: u64) {
+    let max_paths = PathSelect::<W>::MAX_PATHS;
     let mut rng = Rng(seed);
-    let mut u = PathSelect::new(3, max_paths);
+    let mut u = PathSelect::<W>::new(3);
     u.connect_all();
     let mut tb = Tb {
         u,
@@ -322,13 +323,13 @@ fn run(max_paths: u32, conns: usize, ops: usize, seed: u64) {
 #[test]
 fn mr_path_1_3_10_18_path_select_matches_path_set_64() {
     let s = seed();
-    run(64, 5, iters(2500), s);
+    run::<{ word_bits(64) }>(5, iters(2500), s);
 }
 
 #[test]
 fn mr_path_1_3_10_18_path_select_matches_path_set_8() {
     let s = seed() ^ 0x8;
-    run(8, 4, iters(1500), s);
+    run::<{ word_bits(8) }>(4, iters(1500), s);
 }
 
 /// The most draws `PathSet::new(n, seed)` needs for one entry (MR-PATH-1: redrawn while equal to an entry of
@@ -355,7 +356,7 @@ fn most_draws(n: usize, seed: u64) -> usize {
 fn mr_path_1_2_duplicate_evs_are_redrawn() {
     // A seed whose 64-entry set needs a third draw for some entry, then one needing a second draw only.
     let base = seed();
-    let mut u = PathSelect::new(2, 64);
+    let mut u = PathSelect64::new(2);
     u.connect_all();
     let mut tb = Tb {
         u,
@@ -411,7 +412,7 @@ fn mr_path_1_2_duplicate_evs_are_redrawn() {
 }
 
 /// Cycles from a CHOOSE's transfer to its result being valid (the connection cached, result taken at once).
-fn choose_latency(tb: &mut Tb, conn: usize, m: &mut PathSet) -> u64 {
+fn choose_latency(tb: &mut Tb<{ word_bits(64) }>, conn: usize, m: &mut PathSet) -> u64 {
     let want = m.choose(None, 5);
     tb.cmd(cmd(conn, OP_CHOOSE));
     // The transfer was the last clock edge; count the edges until the result is valid.
@@ -431,7 +432,7 @@ fn choose_latency(tb: &mut Tb, conn: usize, m: &mut PathSet) -> u64 {
 
 #[test]
 fn mr_path_3_choose_latencies_as_documented() {
-    let mut u = PathSelect::new(2, 64);
+    let mut u = PathSelect64::new(2);
     u.connect_all();
     let mut tb = Tb {
         u,

@@ -2,11 +2,11 @@
 //! with `metaroce_proto::transport::path::PathSet` (the entry statistics `sent`/`ece`/`trims`/`losses`/
 //! `recycles` decide nothing and are not kept).
 //!
-//! Per connection, one [`WORD_BITS`]-bit word of a [`SdpRam`] of `1 << conn_bits` words: the EVs (14 bits
+//! Per connection, one `W`-bit word of a [`SdpRam`] of `1 << conn_bits` words: the EVs (14 bits
 //! each), the ready FIFO as a ring of 6-bit entry indices with `head`/`tail`/`cnt`, the `queued` bit per entry,
 //! the round-robin pointer `next`, the entry count `n`, the SplitMix64 state (64 bits), `frozen_until` (64-bit
-//! ns) and `freeze_span` (`4 * srtt`, 34 bits): `21 * max_paths + 194` bits used (1538 for 64 entries; the word
-//! is always sized for 64, smaller sets leave its top bits zero). The logic is a netlist
+//! ns) and `freeze_span` (`4 * srtt`, 34 bits): `W` = [`word_bits`]`(max_paths)` = `21 * max_paths + 194` bits
+//! (530 for 16 entries, 1538 for 64). The unit is generic over `W`, so the RAM is as wide as the set it holds. The logic is a netlist
 //! ([`crate::common::netlist`], one description for the simulator and the Verilog) joined to the RAM by
 //! `#[hdl_gen]` wiring.
 //!
@@ -154,12 +154,18 @@ const MIX2: u64 = 0x94D0_49BB_1331_11EB;
 // `freeze_span = srtt << 2` below.
 const _: () = assert!(FREEZE_SRTTS == 4);
 
-/// Width of the state RAM word (the layout for 64 entries; smaller sets leave the top bits zero).
-pub const WORD_BITS: usize = 21 * 64 + 194;
+/// Width of a connection's state word for sets of `max_paths` entries (a power of two, 1..=64).
+pub const fn word_bits(max_paths: usize) -> usize {
+    21 * max_paths + 194
+}
 
-/// The EV-set unit (see the module docs). Construct with [`PathSelect::new`].
+/// The EV-set unit for sets of up to 64 entries (the model's limit).
+pub type PathSelect64 = PathSelect<{ word_bits(64) }>;
+
+/// The EV-set unit (see the module docs) for sets of up to `(W - 194) / 21` entries, `W` =
+/// [`word_bits`]`(max_paths)`. Construct with [`PathSelect::new`].
 #[derive(LogicBlock)]
-pub struct PathSelect {
+pub struct PathSelect<const W: usize> {
     /// Clock.
     pub clk: Signal<In, Clock>,
     /// Synchronous reset, active high (the state RAM keeps its contents).
@@ -186,14 +192,24 @@ pub struct PathSelect {
     pub m_axis_res_tready: Signal<In, Bit>,
     /// No command or clean beat in progress, no result pending, every connection's state in the RAM.
     pub idle: Signal<Out, Bit>,
-    core: PathCore,
-    ram: SdpRam<Bits<WORD_BITS>, 16>,
+    core: PathCore<W>,
+    ram: SdpRam<Bits<W>, 16>,
 }
 
-impl PathSelect {
-    /// An EV set for `1 << conn_bits` connections (`conn_bits` 1..=16) of up to `max_paths` entries each (a
-    /// power of two, 1..=64, rounded up and clamped otherwise; OPEN clamps `n` to it; the model's limit is 64).
-    pub fn new(conn_bits: u32, max_paths: u32) -> Self {
+impl<const W: usize> PathSelect<W> {
+    /// Entries per set: `W` must be [`word_bits`] of a power of two in 1..=64 (checked when compiled).
+    pub const MAX_PATHS: u32 = {
+        let p = (W - 194) / 21;
+        assert!(
+            W > 194 && word_bits(p) == W && p.is_power_of_two() && p <= 64,
+            "W is not word_bits(a power of two up to 64)"
+        );
+        p as u32
+    };
+
+    /// An EV set for `1 << conn_bits` connections (`conn_bits` 1..=16) of up to [`Self::MAX_PATHS`] entries
+    /// each (OPEN clamps `n` to it; the model's limit is 64).
+    pub fn new(conn_bits: u32) -> Self {
         let cb = conn_bits.clamp(1, 16);
         PathSelect {
             clk: Default::default(),
@@ -209,13 +225,13 @@ impl PathSelect {
             m_axis_res_tvalid: Default::default(),
             m_axis_res_tready: Default::default(),
             idle: Default::default(),
-            core: PathCore::new(max_paths),
+            core: PathCore::new(Self::MAX_PATHS),
             ram: SdpRam::new(1 << cb),
         }
     }
 }
 
-impl Logic for PathSelect {
+impl<const W: usize> Logic for PathSelect<W> {
     #[hdl_gen]
     fn update(&mut self) {
         self.core.clk.next = self.clk.val();
@@ -243,7 +259,7 @@ impl Logic for PathSelect {
 /// The logic of [`PathSelect`] without its state RAM: a netlist ([`crate::common::netlist`]) that is both the
 /// simulation model and the Verilog.
 #[derive(LogicBlock)]
-struct PathCore {
+struct PathCore<const W: usize> {
     clk: Signal<In, Clock>,
     rst: Signal<In, Bit>,
     now: Signal<In, Bits<64>>,
@@ -258,9 +274,9 @@ struct PathCore {
     m_axis_res_tready: Signal<In, Bit>,
     idle: Signal<Out, Bit>,
     ram_rd_addr: Signal<Out, Bits<16>>,
-    ram_rd_data: Signal<In, Bits<WORD_BITS>>,
+    ram_rd_data: Signal<In, Bits<W>>,
     ram_wr_addr: Signal<Out, Bits<16>>,
-    ram_wr_data: Signal<Out, Bits<WORD_BITS>>,
+    ram_wr_data: Signal<Out, Bits<W>>,
     ram_wr_en: Signal<Out, Bit>,
     _net: Net,
     _last: Vec<u64>,
@@ -593,11 +609,9 @@ const S_OPEN: u64 = 12;
 const S_FRSTART: u64 = 13;
 const S_FRRUN: u64 = 14;
 
-impl PathCore {
+impl<const W: usize> PathCore<W> {
     fn new(max_paths: u32) -> Self {
-        let p = (max_paths.clamp(1, 64) as usize)
-            .next_power_of_two()
-            .min(64);
+        let p = max_paths as usize;
         PathCore {
             clk: Default::default(),
             rst: Default::default(),
@@ -622,11 +636,6 @@ impl PathCore {
         }
     }
 
-    /// Width of a connection's state for `max_paths` entries.
-    fn word_bits(max_paths: usize) -> usize {
-        21 * max_paths + 194
-    }
-
     fn build(p: usize) -> Net {
         let mut b = Build {
             n: Net::new(),
@@ -643,7 +652,7 @@ impl PathCore {
         let cl = b.n.input("s_axis_clean_tdata", PathClean::BITS);
         let cl_v = b.n.input("s_axis_clean_tvalid", 1);
         let res_rdy = b.n.input("m_axis_res_tready", 1);
-        let rd = b.n.input("ram_rd_data", WORD_BITS);
+        let rd = b.n.input("ram_rd_data", W);
         let cget = |b: &mut Build, name: &str| {
             let (o, w) = field(&cf, name);
             b.n.slice(cmd, o, w)
@@ -810,8 +819,7 @@ impl PathCore {
         parts.extend_from_slice(&q);
         parts.extend_from_slice(&[head, tail, cnt, next, nn, rng, frozen, span]);
         let word = b.n.cat(&parts);
-        assert_eq!(b.n.width(word), Self::word_bits(p));
-        let word = b.n.resize(word, WORD_BITS);
+        assert_eq!(b.n.width(word), W);
         b.n.output("ram_wr_en", wb_en);
         b.n.output("ram_wr_addr", c_conn);
         b.n.output("ram_wr_data", word);
@@ -1285,7 +1293,7 @@ impl PathCore {
     }
 }
 
-impl Logic for PathCore {
+impl<const W: usize> Logic for PathCore<W> {
     fn update(&mut self) {
         let mut ins = Vec::with_capacity(8);
         ins.push(self.rst.val() as u64);
@@ -1360,7 +1368,7 @@ pub fn blocks() -> Vec<BlockSpec> {
         verilog: |cfg| {
             crate::gen::verilog(
                 "metaroce_rel_path_select",
-                PathSelect::new(cfg.conn_bits, 64),
+                PathSelect64::new(cfg.conn_bits),
             )
         },
     }]

@@ -48,8 +48,9 @@
 //! reaches its block a cycle after the state machine issues it (in order, and the EV set takes no clean beat
 //! while one is in its slice), so the state decode does not run on into the EV set's clean-beat ready and from
 //! there into the ACK processor's scan (10 to 11 LUT levels in the mapped engine before).
-//! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of
-//! [`AckProc`]'s connection words for the gate (written from its write tap), and this engine's [`EngSt`] RAM
+//! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of the
+//! fields of [`AckProc`]'s connection words the gate reads ([`GateSnd`], written from its write tap), and this
+//! engine's [`EngSt`] RAM
 //! (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR counters, the
 //! reordering multiplier), each `1 << conn_bits` words.
 //! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] initial (`cwnd = cfg_bdp`, MR-CC-7;
@@ -109,12 +110,12 @@ use crate::common::ram::SdpRam;
 use crate::common::reg_slice::RegSlice;
 use crate::records::{CtxWrite, PktMeta, RtxReq, TxSent};
 use crate::rel::ack_proc::{
-    AckProc, AckRes, ConnSnd, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM,
-    CMD_DETECT, CMD_NACK, CMD_PEEK, CMD_RTO,
+    AckProc, AckRes, LaneWord, LossCmd, CAUSE_LOSS, CAUSE_NONE, CAUSE_RTO, CAUSE_TRIM, CMD_DETECT,
+    CMD_NACK, CMD_PEEK, CMD_RTO,
 };
 use crate::rel::path_select::{
-    PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS, OP_RECYCLE_TRIM,
-    OP_SET_SRTT,
+    word_bits, PathCmd, PathSelect, OP_CHOOSE, OP_OPEN, OP_RECYCLE_ECE, OP_RECYCLE_LOSS,
+    OP_RECYCLE_TRIM, OP_SET_SRTT,
 };
 use crate::rel::records::{ConnFail, ConnOpen, GateReq, GateResp, UnaUpdate};
 use crate::rel::timer_wheel::TimerWheel;
@@ -140,8 +141,8 @@ pub const RTX_FIFO_LOG: usize = 9;
 pub const RTX_ROOM: u64 = (1 << RTX_FIFO_LOG) - 256 - 8;
 
 /// EV-set entries per connection in the engine (the model's default `paths`; an open asking for more gets this
-/// many). [`PathSelect`] supports up to 64; 16 keeps its per-connection word (and the logic around it) a quarter
-/// of the size.
+/// many). [`PathSelect`] supports up to 64; 16 keeps its per-connection word at 530 bits instead of 1,538 (and
+/// the logic around it a quarter of the size).
 pub const ENGINE_PATHS: u32 = 16;
 
 /// Records of the engine.
@@ -194,6 +195,15 @@ pub mod rec {
         pub failed: Bit,
     }
 
+    /// The fields of [`crate::rel::ack_proc::ConnSnd`] the gate reads (97 of its 179 bits), copied.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct GateSnd {
+        pub una: Bits<32>,
+        pub nxt: Bits<32>,
+        pub inflight: Bits<32>,
+        pub has_slot: Bit,
+    }
+
     /// A 16-bit value zero-extended to 64 bits.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct Zx16w {
@@ -209,7 +219,7 @@ pub mod rec {
     }
 }
 
-pub use rec::{EngSt, Zx16w, Zx9n};
+pub use rec::{EngSt, GateSnd, Zx16w, Zx9n};
 /// The engine's states (`state`; `nret` and `dret` hold the state a sub-sequence returns to).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum EngState {
@@ -441,7 +451,7 @@ pub struct SenderEngine {
     /// The run declared losses.
     det_lost: DFF<Bit>,
     gate: GateUnit,
-    paths: PathSelect,
+    paths: PathSelect<{ word_bits(ENGINE_PATHS as usize) }>,
     /// The commands to the EV set, registered: the state machine's decisions reach neither the EV set's
     /// handshakes nor, through its clean-beat ready, the ACK processor's scan in the same cycle.
     pcmd_s: RegSlice<PathCmd>,
@@ -467,7 +477,7 @@ pub struct SenderEngine {
     k_rtx_room: Constant<Bits<10>>,
     k_one10: Constant<Bits<10>>,
     k_zero10: Constant<Bits<10>>,
-    snd_ram: SdpRam<ConnSnd, 16>,
+    snd_ram: SdpRam<GateSnd, 16>,
     state: DFF<EngState>,
     conn: DFF<Bits<16>>,
     est: DFF<EngSt>,
@@ -725,7 +735,7 @@ impl SenderEngine {
             det_ok: Default::default(),
             det_lost: Default::default(),
             gate: Default::default(),
-            paths: PathSelect::new(conn_bits, ENGINE_PATHS),
+            paths: PathSelect::new(conn_bits),
             pcmd_s: Default::default(),
             acmd_s: Default::default(),
             wheel: TimerWheel::new(conn_bits, 10),
@@ -958,10 +968,13 @@ impl Logic for SenderEngine {
         self.paths.now.next = self.now.val();
         self.wheel.now.next = self.now.val();
         self.now32.next = self.now.val().get_bits::<32>(0);
-        // The gate's copy of AckProc's connection words.
+        // The gate's copy of the fields of AckProc's connection words it reads.
         self.snd_ram.wr_en.next = self.ackp.st_wr_en.val();
         self.snd_ram.wr_addr.next = self.ackp.st_wr_conn.val();
-        self.snd_ram.wr_data.next = self.ackp.st_wr.val();
+        self.snd_ram.wr_data.next.una = self.ackp.st_wr.val().una;
+        self.snd_ram.wr_data.next.nxt = self.ackp.st_wr.val().nxt;
+        self.snd_ram.wr_data.next.inflight = self.ackp.st_wr.val().inflight;
+        self.snd_ram.wr_data.next.has_slot = self.ackp.st_wr.val().has_slot;
         self.snd_ram.rd_addr.next = self.conn.q.val();
         // Window slots: a new packet of a connection without one passes only while a slot is free beyond the
         // one reserved for an allowed packet not yet reported sent (the transmit scheduler has at most one).
