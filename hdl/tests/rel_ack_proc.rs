@@ -32,6 +32,8 @@ struct Tb {
     lost: Vec<(u32, u64, u8, u16)>,
     /// Clean-ACK entries: (path, ev).
     clean: Vec<(u8, u16)>,
+    /// The lost and clean outputs are always ready (no back-pressure).
+    always_ready: bool,
 }
 
 /// The `cause` a test records for lane `k` of a lost word: the word's cause, or [`BY_DISTANCE`] for a lane its
@@ -85,8 +87,8 @@ impl Tb {
             !self.u.slot_miss.val(),
             "a new transmission missed a window slot"
         );
-        self.u.m_axis_lost_tready.next = self.bp.below(3) != 0;
-        self.u.m_axis_clean_tready.next = self.bp.below(3) != 0;
+        self.u.m_axis_lost_tready.next = self.bp.below(3) != 0 || self.always_ready;
+        self.u.m_axis_clean_tready.next = self.bp.below(3) != 0 || self.always_ready;
         self.settle();
         if self.u.m_axis_lost_tvalid.val() && self.u.m_axis_lost_tready.val() {
             let w = self.u.m_axis_lost_tdata.val();
@@ -194,6 +196,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
         bp: Rng(seed ^ 0x5a5a),
         lost: Vec::new(),
         clean: Vec::new(),
+        always_ready: false,
     };
     tb.u.connect_all();
     tb.u.m_axis_res_tready.next = true;
@@ -220,7 +223,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
     let (mut acks, mut newly_total, mut invalid_seen, mut sack_only) = (0, 0, 0, 0);
     let (mut by_time, mut by_distance, mut by_rto, mut by_nack, mut stale_nack, mut peeks_found) =
         (0, 0, 0, 0, 0, 0);
-    let (mut slot_waits, mut slot_takes) = (0, 0);
+    let (mut slot_waits, mut slot_takes, mut holes_seen) = (0, 0, 0);
     let base_cmd = |conn: u64, now: u64| LossCmd {
         conn: b(conn),
         now32: b(now as u32 as u64),
@@ -485,6 +488,8 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
             assert_eq!(o.snd_una.to_u64(), u64::from(m.una()), "snd_una, {ctx}");
             assert_eq!(o.inflight.to_u64(), m.inflight_bytes(), "inflight, {ctx}");
             assert_eq!(o.idle, m.outstanding() == 0, "idle, {ctx}");
+            assert_eq!(o.holes, m.below_highest_acked(), "holes, {ctx}");
+            holes_seen += usize::from(o.holes);
             // MR-REL-22: every advance of snd_una is reported with the result, and so is the first valid
             // ACK since the open (MR-CONN-6, MR-CONN-7).
             let first = !res.invalid && !answered[k];
@@ -529,7 +534,8 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
     }
     println!(
         "{slot_takes} window slots taken, {slot_waits} new packets held for a slot; \
-         {acks} ACKs, {newly_total} packets acknowledged, {invalid_seen} invalid, {sack_only} SACK-only; \
+         {acks} ACKs, {newly_total} packets acknowledged, {invalid_seen} invalid, {sack_only} SACK-only, \
+         {holes_seen} leaving PSNs below the highest acknowledged; \
          declared lost: {by_time} by time, {by_distance} by distance, {by_rto} by timeout, {by_nack} by NACK \
          ({stale_nack} NACKs ignored); {peeks_found} look-ups found"
     );
@@ -537,4 +543,106 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
     assert!(by_time > 5 && by_distance > 0 && by_rto > 5 && by_nack > 5 && stale_nack > 5);
     assert!(peeks_found > 0);
     assert!(slot_takes > 10 && slot_waits > 10);
+    assert!(holes_seen > 5 && holes_seen < acks);
+}
+
+/// The ACK scan ends after the last word the ACK changes (at least two words), not at snd_nxt: with 64 PSNs
+/// outstanding (16 words), an in-order ACK of one PSN scans 2 words, an ACK with a SACK bit for the 61st PSN 16
+/// (as many as the whole window), one acknowledging PSNs up to the 41st cumulatively 11, one whose only SACK
+/// bit is for the 62nd PSN, acknowledged already, 6 (snd_una in the 42nd PSN's word); the ACK takes
+/// `words + 9` cycles from the cycle it is taken to its result (module docs).
+#[test]
+fn ack_scan_ends_after_the_last_word_the_ack_changes() {
+    let isn: u32 = 4000;
+    let mut m = SendWindow::new(8, isn, 3);
+    let mut tb = Tb {
+        u: Box::new(AckProc::new(2, 1)),
+        bp: Rng(1),
+        lost: Vec::new(),
+        clean: Vec::new(),
+        always_ready: true,
+    };
+    tb.u.connect_all();
+    tb.u.m_axis_res_tready.next = true;
+    tb.u.m_axis_una_tready.next = true;
+    tb.u.rst.next = true;
+    tb.tick();
+    tb.u.rst.next = false;
+    let open = ConnOpen {
+        conn: b(1),
+        isn: b(isn as u64),
+        ..Default::default()
+    };
+    tb.push(
+        |u, v| {
+            u.s_axis_open_tdata.next = open;
+            u.s_axis_open_tvalid.next = v;
+        },
+        |u| u.s_axis_open_tready.val(),
+    );
+    for k in 0..64u64 {
+        let psn = m.on_send(
+            100 + k,
+            SentPkt {
+                len: 4096,
+                ..Default::default()
+            },
+            1_000_000,
+        );
+        tb.sent(TxSent {
+            conn: b(1),
+            psn: b(psn as u64),
+            ts: b(100 + k),
+            charged: b(4160),
+            rtx: false,
+            ..Default::default()
+        });
+    }
+    // (cack, SACK bit offset from cack, expected words scanned)
+    let cases: [(u32, Option<u32>, u64); 4] = [
+        (isn + 1, None, 2),
+        (isn + 1, Some(60), 16),
+        (isn + 41, None, 11),
+        (isn + 41, Some(20), 6),
+    ];
+    for (cack, bit, words) in cases {
+        let mut bits = Bits::<256>::default();
+        let mut bytes = [0u8; 32];
+        if let Some(i) = bit {
+            bits = bits.replace_bit(i as usize, true);
+            bytes[i as usize / 8] |= 1 << (i % 8);
+        }
+        let res = m.on_ack(1000, cack, cack, &bytes, 1_000_000, |_| {});
+        let meta = PktMeta {
+            conn: b(1),
+            psn: b(cack as u64),
+            sack_base: b(cack as u64),
+            sack: bits,
+            ..Default::default()
+        };
+        tb.push(
+            |u, v| {
+                u.s_axis_ack_tdata.next = meta;
+                u.s_axis_ack_tvalid.next = v;
+            },
+            |u| u.s_axis_ack_tready.val(),
+        );
+        let mut cycles = 1;
+        while !tb.u.m_axis_res_tvalid.val() {
+            tb.tick();
+            cycles += 1;
+            assert!(cycles < 200, "no ACK result");
+        }
+        let o = tb.u.m_axis_res_tdata.val();
+        assert_eq!(o.newly.to_u64(), u64::from(res.newly_acked), "cack {cack}");
+        assert_eq!(o.snd_una.to_u64(), u64::from(m.una()), "cack {cack}");
+        assert_eq!(
+            cycles,
+            words + 9,
+            "ACK latency, cack {cack} SACK {bit:?}: {words} words expected"
+        );
+        for _ in 0..12 {
+            tb.tick();
+        }
+    }
 }

@@ -42,7 +42,11 @@
 //! free.
 //!
 //! Timing: open 3 cycles, sent 5, ACK `words + 9` cycles where `words` (<= 65) is the number of 4-PSN RAM
-//! words covering `[snd_una, snd_nxt)` (4 PSNs per cycle), a run `words + 8`, a NACK or look-up 7; the clean and
+//! words of `[snd_una, snd_nxt)` it scans (4 PSNs per cycle): from the first, up to the last word holding a PSN
+//! the ACK acknowledges cumulatively or has a SACK bit for, and at least two (the scan ends after a word when
+//! the words after the next one have neither, a test registered a word ahead; the words after that would
+//! change nothing, as the model's `on_ack` touches only those PSNs): 2 for an in-order ACK of up to 8
+//! PSNs, where every word of the window was scanned before. A run takes `words + 8`, a NACK or look-up 7; the clean and
 //! lost outputs are registered and a scan stalls (re-reading its word) while they are full. A scanned word is
 //! written back in the cycle its lanes decide; what the lanes add up (counts, bytes, the highest acknowledged
 //! PSN, the RACK TS, the earliest pending deadline) goes through three accumulation stages (a 4-lane tree, then
@@ -60,6 +64,9 @@ use crate::common::ram::SdpRam;
 use crate::records::{PktMeta, TxSent};
 use crate::rel::loss_detect::LossLane;
 use crate::rel::psn_state::{PsnAddr, PsnWord, SackAlign, ALIGNED_BITS};
+
+/// The aligned SACK bits after a scanned word's and the next word's (the bits of the words two on).
+const SR_REST: usize = ALIGNED_BITS - 8;
 use crate::rel::records::{ConnOpen, UnaUpdate};
 use rust_hdl::prelude::*;
 
@@ -88,6 +95,10 @@ pub mod rec {
         pub idle: Bit,
         /// Charged bytes in flight after the ACK.
         pub inflight: Bits<32>,
+        /// A detection run would look at PSNs: something was acknowledged and `snd_una` is below the highest
+        /// acknowledged PSN (otherwise the run declares nothing and arms no RACK timer, as the model's
+        /// `detect_losses` returns at once).
+        pub holes: Bit,
     }
 
     /// A 16-bit value zero-extended to 32 bits.
@@ -174,7 +185,7 @@ pub mod rec {
         pub e3: Bits<14>,
     }
 
-    /// Send-side state of one connection (178 bits): `snd_una`, `snd_nxt`, charged bytes in flight, the
+    /// Send-side state of one connection (179 bits): `snd_una`, `snd_nxt`, charged bytes in flight, the
     /// highest acknowledged PSN and the RACK TS (MR-REL-36), and the window slot of its per-PSN records.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct ConnSnd {
@@ -436,6 +447,13 @@ pub struct AckProc {
     a_span_c: DFF<Bits<32>>,
     a_nspan: DFF<Bits<32>>,
     a_ne: DFF<Bit>,
+    /// ACK scan, registered in a word's cycle for the next word's: no SACK bit for the words after the next
+    /// (`sr` beyond its second word; false before the first word), and a PSN below `una_new` in them.
+    z_sack: DFF<Bit>,
+    c_more: DFF<Bit>,
+    /// `a_noff0 + 9`: the first PSN two words on, minus `una_new` (negative: cumulatively acknowledged).
+    c_more_l: Signal<Local, Bits<32>>,
+    k_nine32: Constant<Bits<32>>,
     shift_q: DFF<Bits<10>>,
     far_q: DFF<Bit>,
     off_l: Signal<Local, Bits<32>>,
@@ -590,6 +608,8 @@ pub struct AckProc {
     ack_scid: DFF<Bits<24>>,
     sack: DFF<Bits<256>>,
     invalid: DFF<Bit>,
+    /// The result's `holes` (registered in ACK_OUT from the connection state after the ACK).
+    holes: DFF<Bit>,
     adv: DFF<Bit>,
     /// The ACK is the connection's first valid one since its open: reported on `m_axis_una_*` even without
     /// an advance, so the transmit scheduler ends the SYN phase and learns the peer's CID (MR-CONN-6, MR-CONN-7).
@@ -730,6 +750,10 @@ impl AckProc {
             a_span_c: Default::default(),
             a_nspan: Default::default(),
             a_ne: Default::default(),
+            z_sack: Default::default(),
+            c_more: Default::default(),
+            c_more_l: Default::default(),
+            k_nine32: Constant::new(9u64.to_bits()),
             shift_q: Default::default(),
             far_q: Default::default(),
             off_l: Default::default(),
@@ -883,6 +907,7 @@ impl AckProc {
             sack_base: Default::default(),
             sack: Default::default(),
             invalid: Default::default(),
+            holes: Default::default(),
             adv: Default::default(),
             first: Default::default(),
             sent: Default::default(),
@@ -966,7 +991,7 @@ impl Logic for AckProc {
             shift_q, far_q, r_found, r_ok, r_i, r_c32, p1_v, p1_ack, p1_m, p1_dm, p1_psn, p1_t0,
             p1_t1, p1_t2, p1_t3, p1_b0, p1_b1, p1_b2, p1_b3, p1_d0, p1_d1, p1_d2, p1_d3, p2_v,
             p2_ack, p2_cand, p2_x01_v, p2_x01, p2_x23_v, p2_x23, p3_v, p3_ack, p3_cand, p3_x_v,
-            p3_x
+            p3_x, z_sack, c_more, holes
         );
         self.p1_v.d.next = false;
         // Free window slots: never-used ones first (`fresh`), then the FIFO of released ones. The FIFO's head
@@ -997,6 +1022,7 @@ impl Logic for AckProc {
         self.addr_l.next.word = self.widx.q.val();
         self.psn_ram.rd_addr.next = self.addr_l.val().into();
         self.align.sack.next = self.sack.q.val();
+        self.c_more_l.next = self.a_noff0.q.val() + self.k_nine32.val();
         self.rd_st.next = self.conn_ram.rd_data.val();
         self.base_l.next.lo2 = self.k_zero2.val();
         self.base_l.next.hi = self.rd_st.val().una.get_bits::<30>(2);
@@ -1366,6 +1392,7 @@ impl Logic for AckProc {
         self.m_axis_res_tdata.next.snd_una = self.st.q.val().una;
         self.m_axis_res_tdata.next.idle = self.st.q.val().una == self.st.q.val().nxt;
         self.m_axis_res_tdata.next.inflight = self.st.q.val().inflight;
+        self.m_axis_res_tdata.next.holes = self.holes.q.val();
         self.m_axis_una_tdata.next.conn = self.conn.q.val();
         self.m_axis_una_tdata.next.snd_una = self.st.q.val().una;
         self.m_axis_una_tdata.next.peer_cid = self.ack_scid.q.val();
@@ -1576,6 +1603,9 @@ impl Logic for AckProc {
             self.state.d.next = self.s_ack_pre.val();
         } else if self.state.q.val() == self.s_ack_align.val() {
             self.sr.d.next = self.align.aligned.val();
+            // The first word does not end the scan early (its stop tests are not known yet).
+            self.z_sack.d.next = false;
+            self.c_more.d.next = true;
             self.prev_addr.d.next = self.addr_l.val().into();
             self.widx.d.next = self.widx.q.val() + self.k_one6.val();
             if self.invalid.q.val() {
@@ -1641,7 +1671,15 @@ impl Logic for AckProc {
                 self.prev_addr.d.next = self.addr_l.val().into();
                 self.widx.d.next = self.widx.q.val() + self.k_one6.val();
                 self.cnt.d.next = self.cnt.q.val() - self.k_one8.val();
+                // The words after the next one: any SACK bit, any PSN below `una_new`.
+                self.z_sack.d.next = !self.sr.q.val().get_bits::<SR_REST>(8).any();
+                self.c_more.d.next = self.c_more_l.val().get_bit(31);
                 if self.cnt.q.val() == self.k_one8.val() {
+                    self.state.d.next = self.s_ack_drain.val();
+                } else if self.z_sack.q.val() && !self.c_more.q.val() {
+                    // Nothing after this word changes (no PSN of it is acknowledged cumulatively or
+                    // selectively): the scan ends here, as the model's on_ack touches only those PSNs.
+                    self.cnt.d.next = self.k_zero8.val();
                     self.state.d.next = self.s_ack_drain.val();
                 }
             }
@@ -1688,6 +1726,9 @@ impl Logic for AckProc {
             self.conn_ram.wr_en.next = true;
             self.state.d.next = self.s_ack_out.val();
         } else if self.state.q.val() == self.s_ack_out.val() {
+            self.holes.d.next = self.st.q.val().any_acked
+                && self.st.q.val().highest != self.st.q.val().una
+                && (self.st.q.val().highest - self.st.q.val().una) < self.k_half.val();
             self.res_pend.d.next = true;
             self.una_pend.d.next = self.adv.q.val() | self.first.q.val();
             self.state.d.next = self.s_gap.val();

@@ -412,6 +412,12 @@ impl SendWindow {
         res
     }
 
+    /// Whether a PSN is below the highest acknowledged one (something was acknowledged and `una` is below it):
+    /// only then does [`Self::detect_losses`] look at any PSN.
+    pub fn below_highest_acked(&self) -> bool {
+        self.any_acked && lt32(self.una, self.highest_acked)
+    }
+
     /// Loss detection (b) and (c) over the holes below the highest acknowledged PSN (MR-REL-36..38). Declared losses
     /// are queued and reported to `on_lost`; the earliest pending time deadline is stored in `rack_deadline`.
     #[inline]
@@ -423,7 +429,7 @@ impl SendWindow {
         mut on_lost: impl FnMut(u32, &SentPkt, LossCause),
     ) {
         self.rack_deadline = None;
-        if !self.any_acked || !lt32(self.una, self.highest_acked) {
+        if !self.below_highest_acked() {
             return;
         }
         let mult = u64::from(self.reo_mult);
