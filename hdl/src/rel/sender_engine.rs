@@ -27,17 +27,27 @@
 //!
 //! Operation: one command at a time, chosen in idle or in the write-back cycle that ends the previous command
 //! (the next command reads the RAM from the following cycle on, after the write), with the priority open >
-//! stop > sent > pacing write-back > held gate request > gate request > feedback > timer, so a command always
-//! reads the state the previous one wrote (no forwarding is needed). Gate requests and sent reports go before
+//! stop > sent > pacing write-back > background on_ack write-back > held gate request > gate request >
+//! feedback > timer, so a command always reads the state the previous one wrote (no forwarding is needed). Gate requests and sent reports go before
 //! feedback because the transmit path waits for them while its datapath drains (an ACK taken a little later
 //! is an ACK that arrived a little later); after an allowed gate answer, feedback, timers and the pacing
 //! write-back wait up to 7 cycles for the packet's sent report, so the report is not held behind another
-//! command (an ACK takes about 40 cycles, a write-back 3) while the transmit path waits for its handshake.
+//! command (an ACK takes about 18 cycles with NSCC in the background, see below, a write-back 3) while the
+//! transmit path waits for its handshake.
 //! With an ACK per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
-//! The one computation that runs beside the commands is an allowed packet's pacing gap, in a second NSCC
+//! Two computations run beside the commands. An allowed packet's pacing gap, in a second NSCC
 //! instance (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
 //! after the packet's sent report (taken only once the instance is free); a gate request or an open of the
-//! paced connection waits until the gap is written back, and the write-back is a command of its own.
+//! paced connection waits until the gap is written back, and the write-back is a command of its own. And the
+//! NSCC `on_ack` of an ACK without ECE whose detection run declared nothing lost (*background on_ack*): such an
+//! `on_ack` can only raise cwnd (MR-CC-8, MR-CC-9, then the clamp), so once the detection run is done the ACK
+//! writes the connection's state back with NSCC's fields as they were and ends, and a command of its own
+//! (after the pacing write-back, before a held request) writes NSCC's result in when it is known. Until then:
+//! a gate decision of the connection answers only an allow, which the model's decision after the ACK also
+//! makes (any refusal is held and decided again after the write-back); the pacing gap of a packet of the
+//! connection starts only from the result (`pace_defer`); feedback, timers and opens wait (no other NSCC
+//! event runs meanwhile). Every decision is the one the engine makes with the ACK processed to its end; the
+//! gate requests and sent reports that arrive during the ~20 cycles of `on_ack` are answered meanwhile.
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
 //! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
 //! starts only while the register is empty and the FIFO has room for a whole window's declarations
@@ -73,9 +83,11 @@
 //!   retry counter and the MR-REL-45 flag, a CACK advance re-arms the RTO (`now + rto`, or disarms it with
 //!   nothing outstanding, MR-REL-40) and resets the RNR counter; the EV set's freeze span (MR-PATH-18); an ECE
 //!   recycles the echoed EV's entry (MR-PATH-2); NSCC `on_ack` (MR-CC-4) and, beside it, a detection run
-//!   (rules b and c, MR-REL-36..38; the two touch different state) whose losses recycle their entries, go out on
-//!   `m_axis_rtx_*` and then call NSCC `on_loss` once (MR-REL-41: more calls at one instant act as one), and
-//!   whose earliest pending deadline is the RACK timer (MR-REL-37).
+//!   (rules b and c, MR-REL-36..38; the two touch different state) whose losses recycle their entries, go out
+//!   on `m_axis_rtx_*` and then call NSCC `on_loss` once (MR-REL-41: more calls at one instant act as one), and
+//!   whose earliest pending deadline is the RACK timer (MR-REL-37); no run is made when the ACK processor's
+//!   result says no PSN is below the highest acknowledged one (the run would declare nothing and disarm the
+//!   RACK timer, which the engine does itself).
 //! * NACK (`ptype` 3): TRIMMED with the echo of the PSN's latest transmission declares it lost (MR-REL-34,
 //!   MR-REL-35: a stale one is ignored), recycles its entry and calls NSCC `on_nack_trim`; RNR declares it lost
 //!   without a recycle and holds its retransmission until `now + max(aux, 1) µs`, counting consecutive RNRs
@@ -267,6 +279,8 @@ enum EngState {
     Gap,
     PwH,
     Pw,
+    BgH,
+    BgW,
     AckCc,
     AckRt,
     StopRd,
@@ -420,6 +434,25 @@ pub struct SenderEngine {
     /// The pacing computation of the packet the gate allowed last started at the decision, so its sent report
     /// starts none.
     pre_paced: DFF<Bit>,
+    /// The pacing computation waits for the background NSCC result of its connection (it starts from that
+    /// state when it is known).
+    pace_defer: DFF<Bit>,
+    /// This cycle's pacer start takes its state from `bg_st`.
+    pace_src_bg: DFF<Bit>,
+    /// The pacer's view of the state.
+    pst_l: Signal<Local, NsccState>,
+    /// An ACK's NSCC `on_ack` runs in the background, or its result waits to be written back: the ACK (no ECE,
+    /// nothing declared lost) ended before it (see the module docs).
+    bg_v: DFF<Bit>,
+    /// Its result is in `bg_st`.
+    bg_done: DFF<Bit>,
+    /// Its connection.
+    bg_conn: DFF<Bits<16>>,
+    /// Its result.
+    bg_st: DFF<NsccState>,
+    /// The command's connection has a background result pending (registered from `conn`: valid from a
+    /// command's second cycle on; `bg_v` changes only in the ACK that starts it and in the write-back).
+    g_bg: DFF<Bit>,
     /// When the gate last let a packet go (ns mod 2^32), and its connection.
     g_t0: DFF<Bits<32>>,
     /// The gate request at the input was first seen (`req_seen_v`) at `req_seen_at` (ns mod 2^32); the
@@ -719,6 +752,14 @@ impl SenderEngine {
             pace_gap: Default::default(),
             pace_nz: Default::default(),
             pre_paced: Default::default(),
+            pace_defer: Default::default(),
+            pace_src_bg: Default::default(),
+            pst_l: Default::default(),
+            bg_v: Default::default(),
+            bg_done: Default::default(),
+            bg_conn: Default::default(),
+            bg_st: Default::default(),
+            g_bg: Default::default(),
             g_t0: Default::default(),
             req_seen_v: Default::default(),
             req_seen_at: Default::default(),
@@ -942,7 +983,14 @@ impl Logic for SenderEngine {
             spare,
             since_q,
             reo_ge,
-            reo_ge16
+            reo_ge16,
+            pace_defer,
+            pace_src_bg,
+            bg_v,
+            bg_done,
+            bg_conn,
+            bg_st,
+            g_bg
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
@@ -1353,13 +1401,24 @@ impl Logic for SenderEngine {
         // change meanwhile: the gate's decision goes on to the EV choice, the sent report to the write-back.
         self.pacer.start.next = self.pace_go.q.val();
         self.pace_go.d.next = false;
+        self.pace_src_bg.d.next = false;
+        // A computation deferred for a background NSCC result starts from that result, once it is known.
+        if self.pace_defer.q.val() && self.bg_done.q.val() {
+            self.pace_go.d.next = true;
+            self.pace_src_bg.d.next = true;
+            self.pace_defer.d.next = false;
+        }
+        self.pst_l.next = self.nst_l.val();
+        if self.pace_src_bg.q.val() {
+            self.pst_l.next = self.bg_st.q.val();
+        }
         self.pacer.kind.next = self.k_ev_pace.val();
         self.pacer.now.next = self.now.val();
         self.pacer.acked.next = self.k_zero64.val();
         self.pacer.sample.next = self.k_zero64.val();
         self.pacer.ece.next = false;
         self.pacer.bytes.next = self.zx_p.val().into();
-        self.pacer.st_in.next = self.nst_l.val();
+        self.pacer.st_in.next = self.pst_l.val();
         self.pacer.cfg_mtu.next = self.cfg_mtu.val();
         self.pacer.cfg_max_cwnd.next = self.cfg_bdp.val() + self.cfg_bdp.val();
         self.pacer.cfg_target_ns.next = self.cfg_target_ns.val();
@@ -1432,6 +1491,13 @@ impl Logic for SenderEngine {
                 self.cc_ok.d.next = true;
             }
         }
+        // ---- The background on_ack's result (no other NSCC event runs while `bg_v`: feedback, timers and
+        // opens wait for its write-back).
+        if self.bg_v.q.val() && !self.bg_done.q.val() && self.nscc.done.val() {
+            self.bg_st.d.next = self.nscc.st_out.val();
+            self.bg_done.d.next = true;
+        }
+        self.g_bg.d.next = self.bg_v.q.val() && (self.bg_conn.q.val() == self.conn.q.val());
         // Each state's work: one arm per state, so that their assignments select in parallel on the state.
         match self.state.q.val() {
             EngState::Open => {
@@ -1504,7 +1570,8 @@ impl Logic for SenderEngine {
                 // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
                 // already when the gate started it.)
                 if !self.pre_paced.q.val() {
-                    self.pace_go.d.next = true;
+                    self.pace_go.d.next = !self.g_bg.q.val();
+                    self.pace_defer.d.next = self.g_bg.q.val();
                     self.pace_ch.d.next = self.charged.q.val();
                     self.pace_busy.d.next = true;
                     self.pace_conn.d.next = self.conn.q.val();
@@ -1525,6 +1592,23 @@ impl Logic for SenderEngine {
                 self.est.d.next.pace_armed = self.pace_nz.q.val();
                 self.pace_res.d.next = false;
                 self.pace_busy.d.next = false;
+                self.state.d.next = EngState::Wb;
+            }
+            EngState::BgH => {
+                // ---- Background NSCC write-back: the ACK's on_ack result into the connection's state.
+                self.state.d.next = EngState::BgW;
+            }
+            EngState::BgW => {
+                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next.cwnd = self.bg_st.q.val().cwnd;
+                self.est.d.next.srtt = self.bg_st.q.val().srtt;
+                self.est.d.next.min_rtt = self.bg_st.q.val().min_rtt;
+                self.est.d.next.last_d = self.bg_st.q.val().last_d;
+                self.est.d.next.min_stamp = self.bg_st.q.val().min_stamp;
+                self.est.d.next.last_md = self.bg_st.q.val().last_md;
+                self.est.d.next.md_valid = self.bg_st.q.val().md_valid;
+                self.bg_v.d.next = false;
+                self.bg_done.d.next = false;
                 self.state.d.next = EngState::Wb;
             }
             EngState::AckH => {
@@ -1613,12 +1697,23 @@ impl Logic for SenderEngine {
                     self.nk.d.next = self.k_ev_ack.val();
                     self.nret.d.next = EngState::Det;
                     self.dret.d.next = EngState::Arm;
+                    if !self.res.q.val().holes {
+                        // No PSN below the highest acknowledged one: the detection run would declare nothing
+                        // and arm no RACK timer (its result then), so none is made.
+                        self.det_iss.d.next = true;
+                        self.det_ok.d.next = true;
+                        self.det_lost.d.next = false;
+                        self.est.d.next.rack_armed = false;
+                        self.est.d.next.rack_at = self.k_zero32.val();
+                    }
                     if self.ece.q.val() {
                         self.state.d.next = EngState::Ece;
                     } else if self.res.q.val().newly != self.k_zero16.val() {
                         self.state.d.next = EngState::AckCc;
-                    } else {
+                    } else if self.res.q.val().holes {
                         self.state.d.next = EngState::Det;
+                    } else {
+                        self.state.d.next = EngState::Arm;
                     }
                 }
             }
@@ -1665,6 +1760,21 @@ impl Logic for SenderEngine {
                         self.nret.d.next = EngState::Arm;
                         self.state.d.next = EngState::Nscc;
                     }
+                } else if self.det_ok.q.val()
+                    && !self.det_lost.q.val()
+                    && !self.ece.q.val()
+                    && self.started.q.val()
+                    && !self.nscc.done.val()
+                {
+                    // Nothing declared lost and no ECE: on_ack can only raise cwnd, so the command ends here and
+                    // NSCC's result is written back by a command of its own (the connection's state is written
+                    // now with NSCC's fields as they were). Until then a gate decision of the connection
+                    // answers only an allow (one under the old cwnd is one under the new), its pacing gap
+                    // waits for the result, and feedback, timers and opens wait.
+                    self.bg_v.d.next = true;
+                    self.bg_done.d.next = false;
+                    self.bg_conn.d.next = self.conn.q.val();
+                    self.state.d.next = EngState::Arm;
                 }
             }
             EngState::Det => {
@@ -1936,7 +2046,9 @@ impl Logic for SenderEngine {
                         // MR-CC-2, MR-CC-14: the pacing gap starts at the decision, with the state it was made
                         // on, so the connection's next request waits for the computation, not also for the
                         // sent report.
-                        self.pace_go.d.next = true;
+                        // (After the background result of the connection's last ACK, with that state.)
+                        self.pace_go.d.next = !self.g_bg.q.val();
+                        self.pace_defer.d.next = self.g_bg.q.val();
                         self.pace_ch.d.next = self.req.q.val().charged;
                         self.pace_busy.d.next = true;
                         self.pace_conn.d.next = self.conn.q.val();
@@ -1944,6 +2056,15 @@ impl Logic for SenderEngine {
                         self.pre_paced.d.next = true;
                     }
                     self.state.d.next = EngState::GCh;
+                } else if self.g_bg.q.val() {
+                    // Refused on a cwnd that the connection's background on_ack may raise: held, decided again
+                    // after the write-back.
+                    self.held_v.d.next = true;
+                    self.held_until.d.next = self.now32.val();
+                    self.state.d.next = EngState::Idle;
+                    if self.dirty.q.val() {
+                        self.state.d.next = EngState::Wb;
+                    }
                 } else if self.gate.resp.val().retry_at != self.k_zero32.val()
                     && self.g_near.q.val()
                 {
@@ -2016,6 +2137,7 @@ impl Logic for SenderEngine {
             self.det_ok.d.next = false;
             self.det_lost.d.next = false;
             if self.s_axis_open_tvalid.val()
+                && !self.bg_v.q.val()
                 && !(self.pace_busy.q.val()
                     && self.s_axis_open_tdata.val().conn == self.pace_conn.q.val())
             {
@@ -2039,6 +2161,10 @@ impl Logic for SenderEngine {
                 // the connection's next gate request waits for this write-back.)
                 self.conn.d.next = self.pace_conn.q.val();
                 self.state.d.next = EngState::PwH;
+            } else if self.bg_done.q.val() && self.sent_wait.q.val() == self.k_zero3.val() {
+                // (As the pacing write-back; before a held request, which may wait for it.)
+                self.conn.d.next = self.bg_conn.q.val();
+                self.state.d.next = EngState::BgH;
             } else if self.held_v.q.val()
                 && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
             {
@@ -2066,6 +2192,7 @@ impl Logic for SenderEngine {
                 }
                 self.state.d.next = EngState::GRd;
             } else if self.s_axis_fb_tvalid.val()
+                && !self.bg_v.q.val()
                 && self.sent_wait.q.val() == self.k_zero3.val()
                 && !self.held_v.q.val()
                 && !self.una_v.q.val()
@@ -2100,6 +2227,7 @@ impl Logic for SenderEngine {
                     self.s_axis_fb_tready.next = true;
                 }
             } else if self.wheel.m_axis_fire_tvalid.val()
+                && !self.bg_v.q.val()
                 && self.sent_wait.q.val() == self.k_zero3.val()
                 && !self.held_v.q.val()
                 && self.rtx_room.val()
@@ -2139,6 +2267,9 @@ impl Logic for SenderEngine {
             self.pace_res.d.next = false;
             self.pre_paced.d.next = false;
             self.pace_go.d.next = false;
+            self.pace_defer.d.next = false;
+            self.bg_v.d.next = false;
+            self.bg_done.d.next = false;
             self.held_v.d.next = false;
             self.req_seen_v.d.next = false;
             self.sent_wait.d.next = self.k_zero3.val();
