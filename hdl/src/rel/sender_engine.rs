@@ -2057,8 +2057,8 @@ impl Logic for SenderEngine {
                     }
                     self.state.d.next = EngState::GCh;
                 } else if self.g_bg.q.val() {
-                    // Refused on a cwnd that the connection's background on_ack may raise: held, decided again
-                    // after the write-back.
+                    // Refused while the connection's background on_ack, which may raise cwnd, is pending:
+                    // held, decided again after the write-back.
                     self.held_v.d.next = true;
                     self.held_until.d.next = self.now32.val();
                     self.state.d.next = EngState::Idle;
