@@ -42,12 +42,12 @@
 //! free.
 //!
 //! Timing: open 3 cycles, sent 5, ACK `words + 9` cycles where `words` (<= 65) is the number of 4-PSN RAM
-//! words of `[snd_una, snd_nxt)` it scans (4 PSNs per cycle): from the first, up to the last word holding a PSN
-//! the ACK acknowledges cumulatively or has a SACK bit for, and at least two (the scan ends after a word when
-//! the words after the next one have neither, a test registered a word ahead; the words after that would
-//! change nothing, as the model's `on_ack` touches only those PSNs): 2 for an in-order ACK of up to 8
-//! PSNs, where every word of the window was scanned before. A run takes `words + 8`, a NACK or look-up 7; the clean and
-//! lost outputs are registered and a scan stalls (re-reading its word) while they are full. A scanned word is
+//! words of `[snd_una, snd_nxt)` it scans (4 PSNs per cycle): from the first, up to the last word holding a
+//! PSN the ACK acknowledges cumulatively or has a SACK bit for, and at least two (the scan ends after a word
+//! when the words after the next one have neither, a test registered a word ahead; the words after that would
+//! change nothing, as the model's `on_ack` touches only those PSNs): 2 for an in-order ACK of up to 8 PSNs,
+//! where every word of the window was scanned before. A run takes `words + 8`, a NACK or look-up 7; the clean
+//! and lost outputs are registered and a scan stalls (re-reading its word) while they are full. A scanned word is
 //! written back in the cycle its lanes decide; what the lanes add up (counts, bytes, the highest acknowledged
 //! PSN, the RACK TS, the earliest pending deadline) goes through three accumulation stages (a 4-lane tree, then
 //! the fold into the connection or run), and the run ends three cycles after its last word. One idle cycle
@@ -64,11 +64,11 @@ use crate::common::ram::SdpRam;
 use crate::records::{PktMeta, TxSent};
 use crate::rel::loss_detect::LossLane;
 use crate::rel::psn_state::{PsnAddr, PsnWord, SackAlign, ALIGNED_BITS};
-
-/// The aligned SACK bits after a scanned word's and the next word's (the bits of the words two on).
-const SR_REST: usize = ALIGNED_BITS - 8;
 use crate::rel::records::{ConnOpen, UnaUpdate};
 use rust_hdl::prelude::*;
+
+/// The aligned SACK bits from two words on (beyond a scanned word and the next one).
+const SR_REST: usize = ALIGNED_BITS - 8;
 
 /// Records.
 pub mod rec {

@@ -6,9 +6,9 @@
 //! each), the ready FIFO as a ring of 6-bit entry indices with `head`/`tail`/`cnt`, the `queued` bit per entry,
 //! the round-robin pointer `next`, the entry count `n`, the SplitMix64 state (64 bits), `frozen_until` (64-bit
 //! ns) and `freeze_span` (`4 * srtt`, 34 bits): `W` = [`word_bits`]`(max_paths)` = `21 * max_paths + 194` bits
-//! (530 for 16 entries, 1538 for 64). The unit is generic over `W`, so the RAM is as wide as the set it holds. The logic is a netlist
-//! ([`crate::common::netlist`], one description for the simulator and the Verilog) joined to the RAM by
-//! `#[hdl_gen]` wiring.
+//! (530 for 16 entries, 1538 for 64). The unit is generic over `W`, so the RAM is as wide as the set it holds.
+//! The logic is a netlist ([`crate::common::netlist`], one description for the simulator and the Verilog)
+//! joined to the RAM by `#[hdl_gen]` wiring.
 //!
 //! Commands on `s_axis_cmd_*` ([`PathCmd`], `now` is sampled in the cycle the command is taken):
 //! * [`OP_OPEN`]: `PathSet::new(n, seed)` with `n` clamped to `1..=max_paths` (MR-PATH-1).

@@ -28,15 +28,15 @@
 //! Operation: one command at a time, chosen in idle or in the write-back cycle that ends the previous command
 //! (the next command reads the RAM from the following cycle on, after the write), with the priority open >
 //! stop > sent > pacing write-back > background on_ack write-back > held gate request > gate request >
-//! feedback > timer, so a command always reads the state the previous one wrote (no forwarding is needed). Gate requests and sent reports go before
-//! feedback because the transmit path waits for them while its datapath drains (an ACK taken a little later
-//! is an ACK that arrived a little later); after an allowed gate answer, feedback, timers and the pacing
-//! write-back wait up to 7 cycles for the packet's sent report, so the report is not held behind another
-//! command (an ACK takes about 18 cycles with NSCC in the background, see below, a write-back 3) while the
-//! transmit path waits for its handshake.
-//! With an ACK per 4 KiB packet this keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
-//! Two computations run beside the commands. An allowed packet's pacing gap, in a second NSCC
-//! instance (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
+//! feedback > timer, so a command always reads the state the previous one wrote (no forwarding is needed).
+//! Gate requests and sent reports go before feedback because the transmit path waits for them while its
+//! datapath drains (an ACK taken a little later is an ACK that arrived a little later); after an allowed gate
+//! answer, feedback, timers and the pacing write-back wait up to 7 cycles for the packet's sent report, so the
+//! report is not held behind another command (an ACK takes about 18 cycles with NSCC in the background, see
+//! below, a write-back 3) while the transmit path waits for its handshake. With an ACK per 4 KiB packet this
+//! keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
+//! Two computations run beside the commands. An allowed packet's pacing gap, in a second NSCC instance
+//! (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
 //! after the packet's sent report (taken only once the instance is free); a gate request or an open of the
 //! paced connection waits until the gap is written back, and the write-back is a command of its own. And the
 //! NSCC `on_ack` of an ACK without ECE whose detection run declared nothing lost (*background on_ack*): such an
