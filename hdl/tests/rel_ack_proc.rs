@@ -136,6 +136,25 @@ impl Tb {
         );
     }
 
+    /// Presents an ACK until it is taken and waits for its result (left on `m_axis_res_*`); returns the
+    /// cycles from the one it was taken in to the result's.
+    fn ack(&mut self, meta: PktMeta) -> u64 {
+        self.push(
+            |u, v| {
+                u.s_axis_ack_tdata.next = meta;
+                u.s_axis_ack_tvalid.next = v;
+            },
+            |u| u.s_axis_ack_tready.val(),
+        );
+        let mut cycles = 1;
+        while !self.u.m_axis_res_tvalid.val() {
+            self.tick();
+            cycles += 1;
+            assert!(cycles < 1000, "no ACK result");
+        }
+        cycles
+    }
+
     /// Runs a command and waits for its result (every lost word drained).
     fn cmd(&mut self, c: LossCmd) -> metaroce_hdl::rel::ack_proc::LossRes {
         self.push(
@@ -458,19 +477,7 @@ fn mr_rel_20_39_ack_and_loss_processing_match_send_window() {
                 ..Default::default()
             };
             tb.clean.clear();
-            tb.push(
-                |u, v| {
-                    u.s_axis_ack_tdata.next = meta;
-                    u.s_axis_ack_tvalid.next = v;
-                },
-                |u| u.s_axis_ack_tready.val(),
-            );
-            let mut waited = 0;
-            while !tb.u.m_axis_res_tvalid.val() {
-                tb.tick();
-                waited += 1;
-                assert!(waited < 1000, "no ACK result");
-            }
+            tb.ack(meta);
             let o = tb.u.m_axis_res_tdata.val();
             let ctx = format!(
                 "seed {seed} op {op}: cack {cack} base {base} una {} nxt {}",
@@ -620,19 +627,7 @@ fn ack_scan_ends_after_the_last_word_the_ack_changes() {
             sack: bits,
             ..Default::default()
         };
-        tb.push(
-            |u, v| {
-                u.s_axis_ack_tdata.next = meta;
-                u.s_axis_ack_tvalid.next = v;
-            },
-            |u| u.s_axis_ack_tready.val(),
-        );
-        let mut cycles = 1;
-        while !tb.u.m_axis_res_tvalid.val() {
-            tb.tick();
-            cycles += 1;
-            assert!(cycles < 200, "no ACK result");
-        }
+        let cycles = tb.ack(meta);
         let o = tb.u.m_axis_res_tdata.val();
         assert_eq!(o.newly.to_u64(), u64::from(res.newly_acked), "cack {cack}");
         assert_eq!(o.snd_una.to_u64(), u64::from(m.una()), "cack {cack}");
