@@ -4,9 +4,10 @@
 //! Descriptors are granted round-robin between the two inputs. The platform shell answers reads (data) and
 //! writes (done tags) in descriptor order, so each multiplexer remembers the input of every outstanding
 //! descriptor in a 32-entry order queue and routes the answers back by it; tags pass through unchanged. While
-//! the order queue is full, no descriptor is granted (back-pressure, never a loss). A write descriptor and its
-//! data stay together: after granting a write descriptor the multiplexer passes that input's data until its
-//! `tlast` before granting another.
+//! the order queue is full, no descriptor is granted (back-pressure, never a loss). Write data follows the
+//! write descriptors in the order granted: the multiplexer passes the data of the oldest granted write until its
+//! `tlast`, and grants one more write descriptor meanwhile (of either input), whose data follows at once, so a
+//! source that offers its next descriptor early loses no cycle between two writes.
 
 use crate::dma::DmaDesc;
 use rust_hdl::prelude::*;
@@ -163,7 +164,7 @@ impl<const DW: usize, const KW: usize> Logic for DmaReadMux<DW, KW> {
     }
 }
 
-/// Write multiplexer: inputs `a` and `b` (descriptor, then its data), output `m`.
+/// Write multiplexer: inputs `a` and `b` (descriptors, each followed by its data), output `m`.
 #[derive(LogicBlock, Default)]
 pub struct DmaWriteMux<const DW: usize, const KW: usize> {
     /// Clock.
@@ -236,10 +237,15 @@ pub struct DmaWriteMux<const DW: usize, const KW: usize> {
     count: DFF<Bits<6>>,
     /// Round-robin: b had the last grant.
     last_b: DFF<Bit>,
-    /// A granted descriptor's data is passing.
+    /// A granted descriptor's data is passing (or is next).
     busy: DFF<Bit>,
-    /// The passing data is b's.
+    /// That data is b's.
     data_b: DFF<Bit>,
+    /// A second granted descriptor waits for the data of the first to end.
+    busy2: DFF<Bit>,
+    /// The second descriptor is b's.
+    data_b2: DFF<Bit>,
+    pass_last: Signal<Local, Bit>,
     grant_a: Signal<Local, Bit>,
     grant_b: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
@@ -252,10 +258,10 @@ pub struct DmaWriteMux<const DW: usize, const KW: usize> {
 impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, order, count, last_b, busy, data_b);
+        dff_setup!(self, clk, order, count, last_b, busy, data_b, busy2, data_b2);
         self.grant_a.next = false;
         self.grant_b.next = false;
-        if (self.count.q.val() < 32) & !self.busy.q.val() {
+        if (self.count.q.val() < 32) & !self.busy2.q.val() {
             if self.s_axis_a_desc_tvalid.val()
                 & (!self.s_axis_b_desc_tvalid.val() | self.last_b.q.val())
             {
@@ -287,8 +293,13 @@ impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
             self.busy.q.val() & !self.data_b.q.val() & self.m_axis_tready.val();
         self.s_axis_b_tready.next =
             self.busy.q.val() & self.data_b.q.val() & self.m_axis_tready.val();
-        if self.m_axis_tvalid.val() & self.m_axis_tready.val() & self.m_axis_tlast.val() {
-            self.busy.d.next = false;
+        // The last beat of the passing write: the second descriptor's data is next.
+        self.pass_last.next =
+            self.m_axis_tvalid.val() & self.m_axis_tready.val() & self.m_axis_tlast.val();
+        if self.pass_last.val() {
+            self.busy.d.next = self.busy2.q.val();
+            self.data_b.d.next = self.data_b2.q.val();
+            self.busy2.d.next = false;
         }
         // Done tags, routed by the order queue.
         self.m_axis_a_done_tdata.next = self.s_axis_done_tdata.val();
@@ -316,8 +327,14 @@ impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
                 self.count.d.next = self.count.q.val();
             }
             self.last_b.d.next = self.grant_b.val();
-            self.busy.d.next = true;
-            self.data_b.d.next = self.grant_b.val();
+            // (a grant needs the second place free: with a last beat passing, the first is free after it)
+            if self.pass_last.val() | !self.busy.q.val() {
+                self.busy.d.next = true;
+                self.data_b.d.next = self.grant_b.val();
+            } else {
+                self.busy2.d.next = true;
+                self.data_b2.d.next = self.grant_b.val();
+            }
         }
         if self.rst.val() {
             self.order.d.next = 0.into();
@@ -325,6 +342,8 @@ impl<const DW: usize, const KW: usize> Logic for DmaWriteMux<DW, KW> {
             self.last_b.d.next = false;
             self.busy.d.next = false;
             self.data_b.d.next = false;
+            self.busy2.d.next = false;
+            self.data_b2.d.next = false;
         }
     }
 }
