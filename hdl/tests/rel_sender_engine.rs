@@ -1,7 +1,8 @@
 //! The sender engine (rust-hdl simulator) against the model's rules: a connection is opened (MR-CC-7:
 //! `cwnd = bdp`), the transmit side asks the gate for new PSNs until refused (MR-REL-4 window, MR-CC-1 cwnd,
 //! MR-CC-2 pacing with the NSCC gap of MR-CC-14), reports every allowed packet (`TxSent`), and cumulative ACKs
-//! with an `echo_ts` of a covered packet (MR-REL-26 sample) and random ECE come back. Every gate answer
+//! with an `echo_ts` of a covered packet (MR-REL-26 sample) and random ECE come back, one at a time or several
+//! at once (each taken while the one before is processed). Every gate answer
 //! (allow, `retry_at`) must equal the decision computed from `metaroce_proto`'s `Nscc` fed with the same
 //! ACK sequence (`on_ack(now, acked payload bytes, sample, ece)`, MR-CC-4), and every snd_una advance must
 //! appear on `m_axis_una_*`. Seed: `REL_SE_SEED` (printed); rounds: `REL_SE_ROUNDS` (default 16).
@@ -288,6 +289,7 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
     let mut expect_una = vec![];
     let (mut allowed, mut refused_cwnd, mut refused_pace, mut refused_win, mut eces) =
         (0, 0, 0, 0, 0);
+    let mut bursts = 0;
     for round in 0..rounds {
         // Transmissions until the gate refuses.
         loop {
@@ -350,13 +352,25 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
             inflight += charged;
             tb.drain(60);
         }
-        // A few cumulative ACKs.
-        for _ in 0..1 + rng.below(3) {
+        // A few cumulative ACKs: one at a time, or (every other round, at random) arriving together, each
+        // taken while the one before is still processed (its NSCC on_ack in the background).
+        let burst = rng.below(2) == 0;
+        let n_acks = 1 + rng.below(3);
+        if burst {
+            now += p.base_rtt_ns / 2 + rng.below(3 * p.target_qdelay_ns);
+            tb.u.now.next = now.to_bits();
+            if n_acks > 1 && out.len() > 1 {
+                bursts += 1;
+            }
+        }
+        for _ in 0..n_acks {
             if out.is_empty() {
                 break;
             }
-            now += p.base_rtt_ns / 2 + rng.below(3 * p.target_qdelay_ns);
-            tb.u.now.next = now.to_bits();
+            if !burst {
+                now += p.base_rtt_ns / 2 + rng.below(3 * p.target_qdelay_ns);
+                tb.u.now.next = now.to_bits();
+            }
             let k = 1 + rng.below(out.len() as u64) as usize;
             let echo = out[k - 1].2 as u32;
             let mut bytes = 0;
@@ -382,8 +396,11 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
                 ..Default::default()
             };
             tb.feedback(ack);
-            tb.drain(200);
+            if !burst {
+                tb.drain(200);
+            }
         }
+        tb.drain(200);
     }
     assert_eq!(tb.una_log, expect_una, "snd_una advances");
     assert!(
@@ -392,11 +409,11 @@ fn mr_rel_4_mr_cc_1_2_4_7_14_sender_engine_matches_the_model() {
     );
     println!(
         "allowed {allowed}, refused: window {refused_win}, cwnd {refused_cwnd}, pacing {refused_pace}; \
-         ACKs {} (ECE {eces}); final cwnd {}",
+         ACKs {} (ECE {eces}, {bursts} rounds with ACKs arriving together); final cwnd {}",
         expect_una.len(),
         m.cwnd()
     );
-    assert!(allowed > 100 && refused_cwnd + refused_win > 0 && refused_pace > 0);
+    assert!(allowed > 100 && refused_cwnd + refused_win > 0 && refused_pace > 0 && bursts > 0);
     assert!(!expect_una.is_empty());
 }
 

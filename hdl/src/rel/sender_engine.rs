@@ -27,27 +27,31 @@
 //!
 //! Operation: one command at a time, chosen in idle or in the write-back cycle that ends the previous command
 //! (the next command reads the RAM from the following cycle on, after the write), with the priority open >
-//! stop > sent > pacing write-back > background on_ack write-back > held gate request > gate request >
-//! feedback > timer, so a command always reads the state the previous one wrote (no forwarding is needed).
+//! stop > sent > held gate request > gate request > feedback > timer, so a command always reads the state the
+//! previous one wrote (no forwarding is needed).
 //! Gate requests and sent reports go before feedback because the transmit path waits for them while its
 //! datapath drains (an ACK taken a little later is an ACK that arrived a little later); after an allowed gate
-//! answer, feedback, timers and the pacing write-back wait up to 7 cycles for the packet's sent report, so the
-//! report is not held behind another command (an ACK takes about 18 cycles with NSCC in the background, see
-//! below, a write-back 3) while the transmit path waits for its handshake. With an ACK per 4 KiB packet this
-//! keeps the 512-bit transmit datapath busy 99.8 % of the cycles.
-//! Two computations run beside the commands. An allowed packet's pacing gap, in a second NSCC instance
-//! (`pacer`): it starts a cycle after the gate's decision when the instance is free, else a cycle
-//! after the packet's sent report (taken only once the instance is free); a gate request or an open of the
-//! paced connection waits until the gap is written back, and the write-back is a command of its own. And the
-//! NSCC `on_ack` of an ACK without ECE whose detection run declared nothing lost (*background on_ack*): such an
-//! `on_ack` can only raise cwnd (MR-CC-8, MR-CC-9, then the clamp), so once the detection run is done the ACK
-//! writes the connection's state back with NSCC's fields as they were and ends, and a command of its own
-//! (after the pacing write-back, before a held request) writes NSCC's result in when it is known. Until then:
-//! a gate decision of the connection answers only an allow, which the model's decision after the ACK also
-//! makes (any refusal is held and decided again after the write-back); the pacing gap of a packet of the
-//! connection starts only from the result (`pace_defer`); feedback, timers and opens wait (no other NSCC
-//! event runs meanwhile). Every decision is the one the engine makes with the ACK processed to its end; the
-//! gate requests and sent reports that arrive during the ~20 cycles of `on_ack` are answered meanwhile.
+//! answer, feedback and timers wait up to 7 cycles for the packet's sent report, so the report is not held
+//! behind another command (an ACK takes about 18 cycles with NSCC in the background, see below) while the
+//! transmit path waits for its handshake. With an ACK per 4 KiB packet this keeps the 512-bit transmit
+//! datapath busy 99.8 % of the cycles.
+//! Two computations run beside the commands, and each writes its result into a RAM of its own without a
+//! command, at a command boundary (idle, or the write-back cycle that ends a command: no command has then
+//! read the connection's words to write them back later, and the next one reads after the write). An allowed
+//! packet's pacing gap, in a second NSCC instance (`pacer`): it starts a cycle after the gate's decision when
+//! the instance is free, else a cycle after the packet's sent report (taken only once the instance is free);
+//! the pacing time `t + gap` goes into the pacing RAM, and a gate request or an open of the paced connection
+//! waits until it is there. And the NSCC `on_ack` of an ACK without ECE whose detection run declared nothing
+//! lost (*background on_ack*): such an `on_ack` can only raise cwnd (MR-CC-8, MR-CC-9, then the clamp), so
+//! once the detection run is done the ACK writes the connection's other state back and ends, and NSCC's
+//! result goes into NSCC's RAM when it is known. Until then: a gate decision of the connection answers only an
+//! allow, which the model's decision after the ACK also makes (any refusal is held and decided again after the
+//! result is written); the pacing gap of a packet of the connection starts only from the result
+//! (`pace_defer`); feedback, timers and opens wait (no other NSCC event runs meanwhile, and only they write
+//! NSCC's RAM in their write-back). Every decision is the one the engine made with the ACK processed to its
+//! end; the gate requests and sent reports that arrive during the ~20 cycles of `on_ack` are answered
+//! meanwhile. (Before, each result was written by a command of its own, 3 cycles each, a read-modify-write of
+//! one RAM holding all of [`EngSt`].)
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
 //! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
 //! starts only while the register is empty and the FIFO has room for a whole window's declarations
@@ -60,14 +64,14 @@
 //! there into the ACK processor's scan (10 to 11 LUT levels in the mapped engine before).
 //! Per-connection state: [`AckProc`]'s RAMs, the EV sets in [`PathSelect`], the wheel's lists, a copy of the
 //! fields of [`AckProc`]'s connection words the gate reads ([`GateSnd`], written from its write tap), and this
-//! engine's [`EngSt`] RAM
-//! (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR counters, the
-//! reordering multiplier), each `1 << conn_bits` words.
+//! engine's [`EngSt`] (NSCC and RTT estimator state, pacing, the RTO and RACK deadlines, the retry and RNR
+//! counters, the reordering multiplier) in three RAMs (NSCC's fields, the pacing time, [`EngRest`]), each
+//! `1 << conn_bits` words.
 //! * Open: [`AckProc`] open (`snd_una = snd_nxt = isn`), [`EngSt`] initial (`cwnd = cfg_bdp`, MR-CC-7;
 //!   `reo_mult = 1`), the EV set drawn from the open's seed (MR-PATH-1), the timer disarmed.
 //! * Sent: [`AckProc`] records the transmission (MR-REL-32); the RTO is armed at `now + rto` if it was not
 //!   (MR-REL-40). The pacing instance computes NSCC's gap for the charged size (MR-CC-14), with the state the
-//!   gate decided on (or, when the instance was busy then, the state at the sent report), and the write-back
+//!   gate decided on (or, when the instance was busy then, the state at the sent report), and its result
 //!   sets the pacing time to `t + gap` (MR-CC-2), `t` the time the gate let the packet go (the packet's
 //!   timestamp is older: it is taken when the packet is formed). That time is the packet's eligibility, the
 //!   later of the request's arrival at the engine and the connection's pacing time: an engine that decided in
@@ -103,7 +107,7 @@
 //!   answered with `skip`. Then [`GateUnit`] (window MR-REL-4, cwnd MR-CC-1 with MR-REL-45, pacing MR-CC-2),
 //!   the RNR hold for retransmissions, and, when allowed, the EV choice (MR-PATH-3; a retransmission avoids the
 //!   entry of its previous transmission, MR-REL-44, MR-PATH-10); an allowed retransmission clears the MR-REL-45
-//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM. A new PSN of a
+//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM (the pacing time directly, in the gate's GEv). A new PSN of a
 //!   connection without a window slot ([`crate::rel::psn_state`]) passes only while a slot is free beyond the
 //!   one reserved for an allowed packet not yet reported sent; otherwise it is refused with `retry_at` 0 and
 //!   `stat_slot_wait` pulses (the model has no such limit: the one place the decisions can differ).
@@ -151,6 +155,10 @@ pub const RTX_FIFO_LOG: usize = 9;
 /// A feedback or timer command starts only while the FIFO holds fewer requests than this, so the up to 256
 /// PSNs one command declares (the window) plus a loss word in flight always fit.
 pub const RTX_ROOM: u64 = (1 << RTX_FIFO_LOG) - 256 - 8;
+
+/// Cycles a background `on_ack` has run when an ACK may start beside it: the ACK's steps before its own NSCC
+/// event (its ACK processor pass among them, about 14 cycles) then end about when NSCC's ~22 cycles do.
+pub const BG_NEAR: u64 = 8;
 
 /// EV-set entries per connection in the engine (the model's default `paths`; an open asking for more gets this
 /// many). [`PathSelect`] supports up to 64; 16 keeps its per-connection word at 530 bits instead of 1,538 (and
@@ -207,6 +215,35 @@ pub mod rec {
         pub failed: Bit,
     }
 
+    /// The fields of [`EngSt`] in the engine's main RAM: all but NSCC's ([`crate::cc::nscc::NsccState`], a RAM
+    /// of their own) and the pacing time ([`PaceSt`], likewise).
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct EngRest {
+        pub r_srtt: Bits<24>,
+        pub r_var: Bits<24>,
+        pub r_has: Bit,
+        pub r_bo: Bits<5>,
+        pub rto_rtx: Bit,
+        pub reo_mult: Bits<5>,
+        pub reo_stamp: Bits<64>,
+        pub rto_armed: Bit,
+        pub rto_at: Bits<32>,
+        pub rack_armed: Bit,
+        pub rack_at: Bits<32>,
+        pub retries: Bits<8>,
+        pub rnr_armed: Bit,
+        pub rnr_until: Bits<32>,
+        pub rnr_count: Bits<8>,
+        pub failed: Bit,
+    }
+
+    /// The pacing time of [`EngSt`], in a RAM of its own: the pacing instance writes it without a command.
+    #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+    pub struct PaceSt {
+        pub pace_armed: Bit,
+        pub next_tx: Bits<32>,
+    }
+
     /// The fields of [`crate::rel::ack_proc::ConnSnd`] the gate reads (97 of its 179 bits), copied.
     #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
     pub struct GateSnd {
@@ -231,7 +268,7 @@ pub mod rec {
     }
 }
 
-pub use rec::{EngSt, GateSnd, Zx16w, Zx9n};
+pub use rec::{EngRest, EngSt, GateSnd, PaceSt, Zx16w, Zx9n};
 /// The engine's states (`state`; `nret` and `dret` hold the state a sub-sequence returns to).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum EngState {
@@ -277,10 +314,6 @@ enum EngState {
     Arm,
     Wb,
     Gap,
-    PwH,
-    Pw,
-    BgH,
-    BgW,
     AckCc,
     AckRt,
     StopRd,
@@ -419,9 +452,9 @@ pub struct SenderEngine {
     /// so that the gate's decision does not run on into the pacer's input registers), and its charged size.
     pace_go: DFF<Bit>,
     pace_ch: DFF<Bits<16>>,
-    /// A pacing computation was started and its result is not written back yet.
+    /// A pacing computation was started and its result is not in the pacing RAM yet.
     pace_busy: DFF<Bit>,
-    /// Its result is waiting to be written back.
+    /// Its result waits for a command boundary to be written.
     pace_res: DFF<Bit>,
     /// Its connection.
     pace_conn: DFF<Bits<16>>,
@@ -441,7 +474,7 @@ pub struct SenderEngine {
     pace_src_bg: DFF<Bit>,
     /// The pacer's view of the state.
     pst_l: Signal<Local, NsccState>,
-    /// An ACK's NSCC `on_ack` runs in the background, or its result waits to be written back: the ACK (no ECE,
+    /// An ACK's NSCC `on_ack` runs in the background, or its result waits to be written: the ACK (no ECE,
     /// nothing declared lost) ended before it (see the module docs).
     bg_v: DFF<Bit>,
     /// Its result is in `bg_st`.
@@ -451,7 +484,7 @@ pub struct SenderEngine {
     /// Its result.
     bg_st: DFF<NsccState>,
     /// The command's connection has a background result pending (registered from `conn`: valid from a
-    /// command's second cycle on; `bg_v` changes only in the ACK that starts it and in the write-back).
+    /// command's second cycle on; `bg_v` changes only in the ACK that starts it and at a command boundary).
     g_bg: DFF<Bit>,
     /// When the gate last let a packet go (ns mod 2^32), and its connection.
     g_t0: DFF<Bits<32>>,
@@ -468,8 +501,8 @@ pub struct SenderEngine {
     /// (See `g_rnr`.)
     g_near: DFF<Bit>,
     g_conn: DFF<Bits<16>>,
-    /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback, timers and the
-    /// pacing write-back wait for it, so the report is not held behind another command (the transmit path
+    /// Cycles left for the sent report of the packet the gate just let go to arrive: feedback and timers wait
+    /// for it, so the report is not held behind another command (the transmit path
     /// waits for its handshake).
     sent_wait: DFF<Bits<3>>,
     /// A gate request (`req`) is held until its pacing time `held_until` (ns mod 2^32).
@@ -491,10 +524,40 @@ pub struct SenderEngine {
     /// The commands to the ACK processor, registered likewise.
     acmd_s: RegSlice<LossCmd>,
     wheel: TimerWheel,
-    eng_ram: SdpRam<EngSt, 16>,
-    /// The snd_una advance waiting to be taken (the output of `m_axis_una_*`).
+    /// The connection's [`EngSt`] in three RAMs, each written on its own: NSCC's fields (`cc_ram`, also by the
+    /// background `on_ack`'s result), the pacing time (`pace_ram`, also by the pacing instance's result) and the
+    /// rest (`eng_ram`). All three are read at `conn`; `est_l` joins them.
+    eng_ram: SdpRam<EngRest, 16>,
+    cc_ram: SdpRam<NsccState, 16>,
+    pace_ram: SdpRam<PaceSt, 16>,
+    /// What a command's write-back writes (`est`; the initial state in `Open`).
+    wst: Signal<Local, EngSt>,
+    /// The command writes NSCC's fields back (feedback, timers, opens: the commands that may change them and
+    /// never run while a background `on_ack` is pending; not the ACK that leaves its `on_ack` to the background).
+    cc_wr: DFF<Bit>,
+    /// The held gate request was refused while its connection's background `on_ack` was pending: it waits for
+    /// the result.
+    held_bg: DFF<Bit>,
+    /// A command boundary (idle, or the write-back that ends a command): the pacing and background results are
+    /// written then, so that no command has read the connection's words before and writes them after.
+    bound: Signal<Local, Bit>,
+    /// The background result may be written this cycle: at a command boundary, or in an ACK command after its
+    /// state was loaded (an ACK may start while the background `on_ack` runs, see `bg_near`).
+    bwin: Signal<Local, Bit>,
+    /// The background result is written this cycle.
+    bg_wr: Signal<Local, Bit>,
+    /// Cycles the background `on_ack` has run (saturating), and whether it has run [`BG_NEAR`] cycles: an ACK
+    /// may then start, and reaches its own NSCC event (after its ACK processor pass) about when the result is
+    /// there.
+    bg_cnt: DFF<Bits<5>>,
+    bg_near: DFF<Bit>,
+    /// The snd_una advances waiting to be taken: the oldest (the output of `m_axis_una_*`) and the next.
     una_r: DFF<UnaUpdate>,
     una_v: DFF<Bit>,
+    una_r2: DFF<UnaUpdate>,
+    una_v2: DFF<Bit>,
+    /// The oldest is taken this cycle.
+    una_pop: Signal<Local, Bit>,
     /// The retransmission-request FIFO in front of `m_axis_rtx_*`: RAM, write and read pointers, the read in
     /// flight and the output register.
     rtx_ram: SdpRam<RtxReq, RTX_FIFO_LOG>,
@@ -781,8 +844,21 @@ impl SenderEngine {
             acmd_s: Default::default(),
             wheel: TimerWheel::new(conn_bits, 10),
             eng_ram: SdpRam::new(1 << conn_bits),
+            cc_ram: SdpRam::new(1 << conn_bits),
+            pace_ram: SdpRam::new(1 << conn_bits),
+            wst: Default::default(),
+            cc_wr: Default::default(),
+            held_bg: Default::default(),
+            bound: Default::default(),
+            bwin: Default::default(),
+            bg_wr: Default::default(),
+            bg_cnt: Default::default(),
+            bg_near: Default::default(),
             una_r: Default::default(),
             una_v: Default::default(),
+            una_r2: Default::default(),
+            una_v2: Default::default(),
+            una_pop: Default::default(),
             rtx_ram: SdpRam::new(1 << RTX_FIFO_LOG),
             rtx_wp: Default::default(),
             rtx_rp: Default::default(),
@@ -990,7 +1066,13 @@ impl Logic for SenderEngine {
             bg_done,
             bg_conn,
             bg_st,
-            g_bg
+            g_bg,
+            cc_wr,
+            held_bg,
+            bg_cnt,
+            bg_near,
+            una_r2,
+            una_v2
         );
         self.rtx_ram.clk.next = self.clk.val();
         self.ackp.clk.next = self.clk.val();
@@ -1003,6 +1085,8 @@ impl Logic for SenderEngine {
         self.acmd_s.clk.next = self.clk.val();
         self.wheel.clk.next = self.clk.val();
         self.eng_ram.clk.next = self.clk.val();
+        self.cc_ram.clk.next = self.clk.val();
+        self.pace_ram.clk.next = self.clk.val();
         self.snd_ram.clk.next = self.clk.val();
         self.ackp.rst.next = self.rst.val();
         self.rtt.rst.next = self.rst.val();
@@ -1044,7 +1128,12 @@ impl Logic for SenderEngine {
         self.eng_ram.rd_addr.next = self.conn.q.val();
         self.eng_ram.wr_addr.next = self.conn.q.val();
         self.eng_ram.wr_en.next = false;
-        self.eng_ram.wr_data.next = self.est.q.val();
+        self.cc_ram.rd_addr.next = self.conn.q.val();
+        self.cc_ram.wr_addr.next = self.conn.q.val();
+        self.cc_ram.wr_en.next = false;
+        self.pace_ram.rd_addr.next = self.conn.q.val();
+        self.pace_ram.wr_addr.next = self.conn.q.val();
+        self.pace_ram.wr_en.next = false;
         // Initial state of an opened connection (MR-CC-7: cwnd = bdp; MR-REL-59: reo_mult = 1).
         self.init_l.next.cwnd = self.cfg_bdp.val().get_bits::<32>(0);
         self.init_l.next.srtt = self.k_zero32.val();
@@ -1071,6 +1160,37 @@ impl Logic for SenderEngine {
         self.init_l.next.rnr_until = self.k_zero32.val();
         self.init_l.next.rnr_count = self.k_zero8.val();
         self.init_l.next.failed = false;
+        // The write-back's words: the command's state (the initial one in Open; the pacing time is written only
+        // there, by the gate's disarm and by the pacing instance).
+        self.wst.next = self.est.q.val();
+        if self.state.q.val() == EngState::Open {
+            self.wst.next = self.init_l.val();
+        }
+        self.eng_ram.wr_data.next.r_srtt = self.wst.val().r_srtt;
+        self.eng_ram.wr_data.next.r_var = self.wst.val().r_var;
+        self.eng_ram.wr_data.next.r_has = self.wst.val().r_has;
+        self.eng_ram.wr_data.next.r_bo = self.wst.val().r_bo;
+        self.eng_ram.wr_data.next.rto_rtx = self.wst.val().rto_rtx;
+        self.eng_ram.wr_data.next.reo_mult = self.wst.val().reo_mult;
+        self.eng_ram.wr_data.next.reo_stamp = self.wst.val().reo_stamp;
+        self.eng_ram.wr_data.next.rto_armed = self.wst.val().rto_armed;
+        self.eng_ram.wr_data.next.rto_at = self.wst.val().rto_at;
+        self.eng_ram.wr_data.next.rack_armed = self.wst.val().rack_armed;
+        self.eng_ram.wr_data.next.rack_at = self.wst.val().rack_at;
+        self.eng_ram.wr_data.next.retries = self.wst.val().retries;
+        self.eng_ram.wr_data.next.rnr_armed = self.wst.val().rnr_armed;
+        self.eng_ram.wr_data.next.rnr_until = self.wst.val().rnr_until;
+        self.eng_ram.wr_data.next.rnr_count = self.wst.val().rnr_count;
+        self.eng_ram.wr_data.next.failed = self.wst.val().failed;
+        self.cc_ram.wr_data.next.cwnd = self.wst.val().cwnd;
+        self.cc_ram.wr_data.next.srtt = self.wst.val().srtt;
+        self.cc_ram.wr_data.next.min_rtt = self.wst.val().min_rtt;
+        self.cc_ram.wr_data.next.last_d = self.wst.val().last_d;
+        self.cc_ram.wr_data.next.min_stamp = self.wst.val().min_stamp;
+        self.cc_ram.wr_data.next.last_md = self.wst.val().last_md;
+        self.cc_ram.wr_data.next.md_valid = self.wst.val().md_valid;
+        self.pace_ram.wr_data.next.pace_armed = self.wst.val().pace_armed;
+        self.pace_ram.wr_data.next.next_tx = self.wst.val().next_tx;
         // The sub-units' views of the state.
         self.nst_l.next.cwnd = self.est.q.val().cwnd;
         self.nst_l.next.srtt = self.est.q.val().srtt;
@@ -1200,17 +1320,27 @@ impl Logic for SenderEngine {
         self.ackp.s_axis_ack_tvalid.next = false;
         self.ackp.m_axis_res_tready.next = false;
         self.ackp.m_axis_cres_tready.next = false;
-        // snd_una advances leave through a register that never blocks a command: an ACK command starts only
-        // while it is empty (see the idle arbitration), so the ACK processor's one advance always fits.
+        // snd_una advances leave through a two-entry queue that never blocks a command: feedback starts only
+        // while its second entry is free (see the idle arbitration), and every earlier command's advance is in
+        // the queue by then, so the ACK processor's one advance always fits. (The transmit scheduler takes them
+        // between its packets; with one register, each ACK waited for the one before to be taken.)
         self.m_axis_una_tdata.next = self.una_r.q.val();
         self.m_axis_una_tvalid.next = self.una_v.q.val();
-        self.ackp.m_axis_una_tready.next = !self.una_v.q.val();
-        if self.m_axis_una_tready.val() {
-            self.una_v.d.next = false;
+        self.ackp.m_axis_una_tready.next = !self.una_v2.q.val();
+        self.una_pop.next = self.m_axis_una_tready.val() && self.una_v.q.val();
+        if self.una_pop.val() {
+            self.una_r.d.next = self.una_r2.q.val();
+            self.una_v.d.next = self.una_v2.q.val();
+            self.una_v2.d.next = false;
         }
-        if self.ackp.m_axis_una_tvalid.val() && !self.una_v.q.val() {
-            self.una_r.d.next = self.ackp.m_axis_una_tdata.val();
-            self.una_v.d.next = true;
+        if self.ackp.m_axis_una_tvalid.val() && !self.una_v2.q.val() {
+            if self.una_pop.val() || !self.una_v.q.val() {
+                self.una_r.d.next = self.ackp.m_axis_una_tdata.val();
+                self.una_v.d.next = true;
+            } else {
+                self.una_r2.d.next = self.ackp.m_axis_una_tdata.val();
+                self.una_v2.d.next = true;
+            }
         }
         // AckProc commands.
         self.cmd_v.next = false;
@@ -1396,9 +1526,9 @@ impl Logic for SenderEngine {
         self.nscc.cfg_min_rtt_window_ns.next = self.cfg_min_rtt_window_ns.val();
         self.nscc.cfg_line_rate_bps.next = self.cfg_line_rate_bps.val();
         // The pacing instance: started by a sent command with the connection's state, its result kept in
-        // the pace_* registers until a write-back command puts it into the connection's state.
+        // the pace_* registers until a command boundary puts it into the pacing RAM.
         // The computation starts a cycle after the decision; its state (`est`, the connection's) does not
-        // change meanwhile: the gate's decision goes on to the EV choice, the sent report to the write-back.
+        // change meanwhile: the gate's decision goes on to the EV choice, the sent report to its write-back.
         self.pacer.start.next = self.pace_go.q.val();
         self.pace_go.d.next = false;
         self.pace_src_bg.d.next = false;
@@ -1431,7 +1561,31 @@ impl Logic for SenderEngine {
             self.pace_nz.d.next = self.pacer.gap.val() != self.k_zero64.val();
         }
         // Gate.
-        self.est_l.next = self.eng_ram.rd_data.val();
+        self.est_l.next.cwnd = self.cc_ram.rd_data.val().cwnd;
+        self.est_l.next.srtt = self.cc_ram.rd_data.val().srtt;
+        self.est_l.next.min_rtt = self.cc_ram.rd_data.val().min_rtt;
+        self.est_l.next.last_d = self.cc_ram.rd_data.val().last_d;
+        self.est_l.next.min_stamp = self.cc_ram.rd_data.val().min_stamp;
+        self.est_l.next.last_md = self.cc_ram.rd_data.val().last_md;
+        self.est_l.next.md_valid = self.cc_ram.rd_data.val().md_valid;
+        self.est_l.next.pace_armed = self.pace_ram.rd_data.val().pace_armed;
+        self.est_l.next.next_tx = self.pace_ram.rd_data.val().next_tx;
+        self.est_l.next.r_srtt = self.eng_ram.rd_data.val().r_srtt;
+        self.est_l.next.r_var = self.eng_ram.rd_data.val().r_var;
+        self.est_l.next.r_has = self.eng_ram.rd_data.val().r_has;
+        self.est_l.next.r_bo = self.eng_ram.rd_data.val().r_bo;
+        self.est_l.next.rto_rtx = self.eng_ram.rd_data.val().rto_rtx;
+        self.est_l.next.reo_mult = self.eng_ram.rd_data.val().reo_mult;
+        self.est_l.next.reo_stamp = self.eng_ram.rd_data.val().reo_stamp;
+        self.est_l.next.rto_armed = self.eng_ram.rd_data.val().rto_armed;
+        self.est_l.next.rto_at = self.eng_ram.rd_data.val().rto_at;
+        self.est_l.next.rack_armed = self.eng_ram.rd_data.val().rack_armed;
+        self.est_l.next.rack_at = self.eng_ram.rd_data.val().rack_at;
+        self.est_l.next.retries = self.eng_ram.rd_data.val().retries;
+        self.est_l.next.rnr_armed = self.eng_ram.rd_data.val().rnr_armed;
+        self.est_l.next.rnr_until = self.eng_ram.rd_data.val().rnr_until;
+        self.est_l.next.rnr_count = self.eng_ram.rd_data.val().rnr_count;
+        self.est_l.next.failed = self.eng_ram.rd_data.val().failed;
         self.gate.in_valid.next = false;
         self.gate.req.next = self.req.q.val();
         self.gate.snd_una.next = self.snd_ram.rd_data.val().una;
@@ -1475,7 +1629,8 @@ impl Logic for SenderEngine {
         if self.state.q.val() == EngState::Nscc
             || (self.state.q.val() == EngState::AckCc && !self.cc_ok.q.val())
         {
-            if !self.started.q.val() && self.nscc.ready.val() {
+            // (After a pending background on_ack's result is written: the event starts from it.)
+            if !self.started.q.val() && self.nscc.ready.val() && !self.bg_v.q.val() {
                 self.nscc.start.next = true;
                 self.started.d.next = true;
             }
@@ -1492,12 +1647,17 @@ impl Logic for SenderEngine {
             }
         }
         // ---- The background on_ack's result (no other NSCC event runs while `bg_v`: feedback, timers and
-        // opens wait for its write-back).
+        // opens wait until it is written).
         if self.bg_v.q.val() && !self.bg_done.q.val() && self.nscc.done.val() {
             self.bg_st.d.next = self.nscc.st_out.val();
             self.bg_done.d.next = true;
         }
         self.g_bg.d.next = self.bg_v.q.val() && (self.bg_conn.q.val() == self.conn.q.val());
+        // (Cleared by the ACK that starts a background on_ack, below; `8` is BG_NEAR.)
+        if self.bg_v.q.val() && !self.bg_done.q.val() && (self.bg_cnt.q.val() != 31) {
+            self.bg_cnt.d.next = self.bg_cnt.q.val() + 1;
+        }
+        self.bg_near.d.next = self.bg_done.q.val() || (self.bg_cnt.q.val() >= 8);
         // Each state's work: one arm per state, so that their assignments select in parallel on the state.
         match self.state.q.val() {
             EngState::Open => {
@@ -1507,8 +1667,9 @@ impl Logic for SenderEngine {
                 if self.ackp.s_axis_open_tready.val() {
                     self.open_r.d.next = self.s_axis_open_tdata.val();
                     self.est.d.next = self.init_l.val();
-                    self.eng_ram.wr_data.next = self.init_l.val();
                     self.eng_ram.wr_en.next = true;
+                    self.cc_ram.wr_en.next = true;
+                    self.pace_ram.wr_en.next = true;
                     self.state.d.next = EngState::OpenP;
                 }
             }
@@ -1545,7 +1706,7 @@ impl Logic for SenderEngine {
                 }
             }
             EngState::SentRd => {
-                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next = self.est_l.val();
                 self.state.d.next = EngState::SentP;
                 if !self.eng_ram.rd_data.val().rto_armed {
                     self.state.d.next = EngState::SentQ;
@@ -1567,7 +1728,7 @@ impl Logic for SenderEngine {
             }
             EngState::SentP => {
                 // MR-CC-2, MR-CC-14: the pacing gap for the charged size, computed by the pacing instance while
-                // the engine goes on; next_send_at = (this time) + gap is written back by a later command. (Done
+                // the engine goes on; next_send_at = (this time) + gap is written at a command boundary. (Done
                 // already when the gate started it.)
                 if !self.pre_paced.q.val() {
                     self.pace_go.d.next = !self.g_bg.q.val();
@@ -1581,35 +1742,6 @@ impl Logic for SenderEngine {
                 if self.dirty.q.val() {
                     self.state.d.next = EngState::Arm;
                 }
-            }
-            EngState::PwH => {
-                // ---- Pacing write-back: the connection's next transmission time (gap 0: no pacing).
-                self.state.d.next = EngState::Pw;
-            }
-            EngState::Pw => {
-                self.est.d.next = self.eng_ram.rd_data.val();
-                self.est.d.next.next_tx = self.pace_t0.q.val() + self.pace_gap.q.val();
-                self.est.d.next.pace_armed = self.pace_nz.q.val();
-                self.pace_res.d.next = false;
-                self.pace_busy.d.next = false;
-                self.state.d.next = EngState::Wb;
-            }
-            EngState::BgH => {
-                // ---- Background NSCC write-back: the ACK's on_ack result into the connection's state.
-                self.state.d.next = EngState::BgW;
-            }
-            EngState::BgW => {
-                self.est.d.next = self.eng_ram.rd_data.val();
-                self.est.d.next.cwnd = self.bg_st.q.val().cwnd;
-                self.est.d.next.srtt = self.bg_st.q.val().srtt;
-                self.est.d.next.min_rtt = self.bg_st.q.val().min_rtt;
-                self.est.d.next.last_d = self.bg_st.q.val().last_d;
-                self.est.d.next.min_stamp = self.bg_st.q.val().min_stamp;
-                self.est.d.next.last_md = self.bg_st.q.val().last_md;
-                self.est.d.next.md_valid = self.bg_st.q.val().md_valid;
-                self.bg_v.d.next = false;
-                self.bg_done.d.next = false;
-                self.state.d.next = EngState::Wb;
             }
             EngState::AckH => {
                 // ---- ACK.
@@ -1627,7 +1759,7 @@ impl Logic for SenderEngine {
             EngState::Rtt => {
                 // The RTT sample runs while the ACK processor scans: the state is loaded, the estimator started, and
                 // its outputs kept until the processor's result.
-                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next = self.est_l.val();
                 self.state.d.next = EngState::AckRt;
             }
             EngState::AckRt => {
@@ -1767,13 +1899,16 @@ impl Logic for SenderEngine {
                     && !self.nscc.done.val()
                 {
                     // Nothing declared lost and no ECE: on_ack can only raise cwnd, so the command ends here and
-                    // NSCC's result is written back by a command of its own (the connection's state is written
-                    // now with NSCC's fields as they were). Until then a gate decision of the connection
-                    // answers only an allow (one under the old cwnd is one under the new), its pacing gap
-                    // waits for the result, and feedback, timers and opens wait.
+                    // NSCC's result is written into its RAM at a command boundary (the connection's other state is
+                    // written now, NSCC's fields not: `cc_wr` cleared). Until then a gate decision of the
+                    // connection answers only an allow (one under the old cwnd is one under the new), its pacing
+                    // gap waits for the result, and feedback, timers and opens wait.
                     self.bg_v.d.next = true;
                     self.bg_done.d.next = false;
                     self.bg_conn.d.next = self.conn.q.val();
+                    self.bg_cnt.d.next = 0.into();
+                    self.bg_near.d.next = false;
+                    self.cc_wr.d.next = false;
                     self.state.d.next = EngState::Arm;
                 }
             }
@@ -1814,7 +1949,7 @@ impl Logic for SenderEngine {
                 }
             }
             EngState::NackW => {
-                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next = self.est_l.val();
                 if self.ackp.m_axis_cres_tvalid.val() && self.lost_idle.val() {
                     self.ackp.m_axis_cres_tready.next = true;
                     self.state.d.next = EngState::Gap;
@@ -1852,7 +1987,7 @@ impl Logic for SenderEngine {
                 self.state.d.next = EngState::FireLd;
             }
             EngState::FireLd => {
-                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next = self.est_l.val();
                 self.state.d.next = EngState::FireQ;
             }
             EngState::FireQ => {
@@ -1952,7 +2087,7 @@ impl Logic for SenderEngine {
                 self.state.d.next = EngState::StopLd;
             }
             EngState::StopLd => {
-                self.est.d.next = self.eng_ram.rd_data.val();
+                self.est.d.next = self.est_l.val();
                 self.est.d.next.failed = true;
                 self.est.d.next.rto_armed = false;
                 self.est.d.next.rack_armed = false;
@@ -2007,7 +2142,9 @@ impl Logic for SenderEngine {
                 self.est.d.next = self.est_l.val();
                 if self.est_l.val().pace_armed && self.since.val() < self.k_half.val() {
                     self.est.d.next.pace_armed = false;
-                    self.dirty.d.next = true;
+                    self.pace_ram.wr_en.next = true;
+                    self.pace_ram.wr_data.next.pace_armed = false;
+                    self.pace_ram.wr_data.next.next_tx = self.est_l.val().next_tx;
                 }
                 if self.est_l.val().rnr_armed
                     && (self.now32.val() - self.est_l.val().rnr_until) < self.k_half.val()
@@ -2058,8 +2195,9 @@ impl Logic for SenderEngine {
                     self.state.d.next = EngState::GCh;
                 } else if self.g_bg.q.val() {
                     // Refused while the connection's background on_ack, which may raise cwnd, is pending:
-                    // held, decided again after the write-back.
+                    // held, decided again once the result is written.
                     self.held_v.d.next = true;
+                    self.held_bg.d.next = true;
                     self.held_until.d.next = self.now32.val();
                     self.state.d.next = EngState::Idle;
                     if self.dirty.q.val() {
@@ -2070,6 +2208,7 @@ impl Logic for SenderEngine {
                 {
                     // Refused by pacing alone, and its time is near: held, not answered (MR-CC-2).
                     self.held_v.d.next = true;
+                    self.held_bg.d.next = false;
                     self.held_until.d.next = self.gate.resp.val().retry_at;
                     self.state.d.next = EngState::Idle;
                     if self.dirty.q.val() {
@@ -2116,6 +2255,7 @@ impl Logic for SenderEngine {
             }
             EngState::Wb => {
                 self.eng_ram.wr_en.next = true;
+                self.cc_ram.wr_en.next = self.cc_wr.q.val();
             }
             EngState::Gap => {
                 self.state.d.next = EngState::Idle;
@@ -2136,6 +2276,7 @@ impl Logic for SenderEngine {
             self.det_iss.d.next = false;
             self.det_ok.d.next = false;
             self.det_lost.d.next = false;
+            self.cc_wr.d.next = false;
             if self.s_axis_open_tvalid.val()
                 && !self.bg_v.q.val()
                 && !(self.pace_busy.q.val()
@@ -2143,6 +2284,7 @@ impl Logic for SenderEngine {
             {
                 // (An open waits for the pacing result of its connection's previous life to be written.)
                 self.conn.d.next = self.s_axis_open_tdata.val().conn;
+                self.cc_wr.d.next = true;
                 self.state.d.next = EngState::Open;
             } else if self.stop_v.q.val() {
                 self.stop_v.d.next = false;
@@ -2155,21 +2297,13 @@ impl Logic for SenderEngine {
                 self.sent_wait.d.next = self.k_zero3.val();
                 self.conn.d.next = self.s_axis_sent_tdata.val().conn;
                 self.state.d.next = EngState::SentH;
-            } else if self.pace_res.q.val() && self.sent_wait.q.val() == self.k_zero3.val() {
-                // (After the sent report, which the transmit path waits for, also the one still on its way
-                // from a decision that let a packet go; before a held request, which may be its connection's;
-                // the connection's next gate request waits for this write-back.)
-                self.conn.d.next = self.pace_conn.q.val();
-                self.state.d.next = EngState::PwH;
-            } else if self.bg_done.q.val() && self.sent_wait.q.val() == self.k_zero3.val() {
-                // (As the pacing write-back; before a held request, which may wait for it.)
-                self.conn.d.next = self.bg_conn.q.val();
-                self.state.d.next = EngState::BgH;
             } else if self.held_v.q.val()
                 && (self.now32.val() - self.held_until.q.val()) < self.k_half.val()
+                && !(self.held_bg.q.val() && self.bg_v.q.val())
             {
-                // The held gate request's pacing time has come: decided again (a sent report or a pacing
-                // write-back before it delays the decision, not the packet's pacing time).
+                // The held gate request's pacing time has come (and the background result it waits for is
+                // written): decided again (a sent report before it delays the decision, not the packet's pacing
+                // time).
                 self.held_v.d.next = false;
                 self.conn.d.next = self.req.q.val().conn;
                 self.state.d.next = EngState::GRd;
@@ -2192,17 +2326,20 @@ impl Logic for SenderEngine {
                 }
                 self.state.d.next = EngState::GRd;
             } else if self.s_axis_fb_tvalid.val()
-                && !self.bg_v.q.val()
+                && (!self.bg_v.q.val()
+                    || (self.bg_near.q.val()
+                        && (self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val())))
                 && self.sent_wait.q.val() == self.k_zero3.val()
                 && !self.held_v.q.val()
-                && !self.una_v.q.val()
+                && !self.una_v2.q.val()
                 && self.rtx_room.val()
                 && !(self.fatal.val() && self.err_pend.q.val())
             {
-                // Feedback waits while an advance of snd_una is not taken or the retransmission FIFO
+                // Feedback waits while the snd_una queue has no free entry or the retransmission FIFO
                 // could not take a whole window's declarations, so a command never blocks on its outputs
                 // (gate requests and sent reports, which the transmit path waits for, go on meanwhile).
                 self.conn.d.next = self.s_axis_fb_tdata.val().conn;
+                self.cc_wr.d.next = true;
                 if self.s_axis_fb_tdata.val().ptype == self.k_ptype_ack.val() {
                     self.state.d.next = EngState::AckH;
                 } else if self.s_axis_fb_tdata.val().ptype == self.k_ptype_nack.val()
@@ -2234,8 +2371,53 @@ impl Logic for SenderEngine {
             {
                 self.wheel.m_axis_fire_tready.next = true;
                 self.conn.d.next = self.wheel.m_axis_fire_tdata.val();
+                self.cc_wr.d.next = true;
                 self.state.d.next = EngState::FireRd;
             }
+        }
+        // The two results computed beside the commands go into their RAMs at a command boundary, where no
+        // command has read the connection's words to write them back later (the next command reads from the
+        // next cycle on, after the write). The pacing time (MR-CC-2: the connection's next gate request waits
+        // for it):
+        self.bound.next =
+            (self.state.q.val() == EngState::Idle) || (self.state.q.val() == EngState::Wb);
+        if self.bound.val() && self.pace_res.q.val() {
+            self.pace_ram.wr_en.next = true;
+            self.pace_ram.wr_addr.next = self.pace_conn.q.val();
+            self.pace_ram.wr_data.next.next_tx = self.pace_t0.q.val() + self.pace_gap.q.val();
+            self.pace_ram.wr_data.next.pace_armed = self.pace_nz.q.val();
+            self.pace_res.d.next = false;
+            self.pace_busy.d.next = false;
+        }
+        // And the background on_ack's NSCC fields, unless the write-back ending a command writes NSCC's fields
+        // (of a command that does not run while one is pending: the port is free at the next boundary). An ACK
+        // that started while the result was pending takes it into its loaded state when it is written (the ACK
+        // reads no NSCC field before its own NSCC event, which waits for the result).
+        self.bwin.next = self.bound.val()
+            || (self.state.q.val() == EngState::AckRt)
+            || (self.state.q.val() == EngState::AckW)
+            || (self.state.q.val() == EngState::RttW)
+            || (self.state.q.val() == EngState::Srtt)
+            || (self.state.q.val() == EngState::Ece)
+            || (self.state.q.val() == EngState::AckCc);
+        self.bg_wr.next = self.bwin.val()
+            && self.bg_done.q.val()
+            && !((self.state.q.val() == EngState::Wb) && self.cc_wr.q.val());
+        if self.bg_wr.val() && !self.bound.val() && self.g_bg.q.val() {
+            self.est.d.next.cwnd = self.bg_st.q.val().cwnd;
+            self.est.d.next.srtt = self.bg_st.q.val().srtt;
+            self.est.d.next.min_rtt = self.bg_st.q.val().min_rtt;
+            self.est.d.next.last_d = self.bg_st.q.val().last_d;
+            self.est.d.next.min_stamp = self.bg_st.q.val().min_stamp;
+            self.est.d.next.last_md = self.bg_st.q.val().last_md;
+            self.est.d.next.md_valid = self.bg_st.q.val().md_valid;
+        }
+        if self.bg_wr.val() {
+            self.cc_ram.wr_en.next = true;
+            self.cc_ram.wr_addr.next = self.bg_conn.q.val();
+            self.cc_ram.wr_data.next = self.bg_st.q.val();
+            self.bg_v.d.next = false;
+            self.bg_done.d.next = false;
         }
         // Command ports.
         self.acmd_s.s_axis_tdata.next = self.cmd_l.val();
@@ -2249,6 +2431,8 @@ impl Logic for SenderEngine {
         self.paths.s_axis_cmd_tvalid.next = self.pcmd_s.m_axis_tvalid.val();
         self.pcmd_s.m_axis_tready.next = self.paths.s_axis_cmd_tready.val();
         if self.rst.val() {
+            self.cc_wr.d.next = false;
+            self.held_bg.d.next = false;
             self.state.d.next = EngState::Idle;
             self.resv.d.next = false;
             self.resp_valid.d.next = false;
@@ -2259,6 +2443,7 @@ impl Logic for SenderEngine {
             self.l_rtx_done.d.next = false;
             self.l_cmd_done.d.next = false;
             self.una_v.d.next = false;
+            self.una_v2.d.next = false;
             self.rtx_wp.d.next = 0.into();
             self.rtx_rp.d.next = 0.into();
             self.rtx_rd.d.next = false;
