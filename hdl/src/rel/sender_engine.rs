@@ -1533,6 +1533,8 @@ impl Logic for SenderEngine {
         self.pace_go.d.next = false;
         self.pace_src_bg.d.next = false;
         // A computation deferred for a background NSCC result starts from that result, once it is known.
+        // (`g_bg`, which defers it in GDec and SentP, lags `bg_v` by a cycle, but the cycles before those states
+        // (GEv; SentRd, SentQw) write no background result, so a deferred computation always has one pending.)
         if self.pace_defer.q.val() && self.bg_done.q.val() {
             self.pace_go.d.next = true;
             self.pace_src_bg.d.next = true;

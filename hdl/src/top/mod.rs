@@ -79,7 +79,7 @@ pub fn blocks() -> Vec<BlockSpec> {
         BlockSpec {
             name: "metaroce_top_dma_write_mux",
             area: "top",
-            description: "two-to-one DMA write multiplexer (descriptor and data kept together)",
+            description: "two-to-one DMA write multiplexer (data in descriptor order, one descriptor ahead of the data)",
             verilog: |cfg| match cfg.width {
                 crate::DataWidth::W512 => crate::gen::verilog("metaroce_top_dma_write_mux", dma_mux::DmaWriteMux::<512, 64>::default()),
                 crate::DataWidth::W1024 => crate::gen::verilog("metaroce_top_dma_write_mux", dma_mux::DmaWriteMux::<1024, 128>::default()),
