@@ -47,14 +47,16 @@
 //! result goes into NSCC's RAM when it is known. Until then: a gate decision of the connection answers only an
 //! allow, which the model's decision after the ACK also makes (any refusal is held and decided again after the
 //! result is written); the pacing gap of a packet of the connection starts only from the result
-//! (`pace_defer`); feedback, timers and opens wait (no other NSCC event runs meanwhile, and only they write
-//! NSCC's RAM in their write-back). Every decision is the one the engine made with the ACK processed to its
-//! end; the gate requests and sent reports that arrive during the ~20 cycles of `on_ack` are answered
-//! meanwhile. (Before, each result was written by a command of its own, 3 cycles each, a read-modify-write of
-//! one RAM holding all of [`EngSt`].)
+//! (`pace_defer`); NACKs, timers and opens wait, and so does an ACK until NSCC has run [`BG_NEAR`] cycles:
+//! the ACK's steps before its own NSCC event (its ACK processor pass among them) then overlap the rest, the
+//! result is written during them (an ACK of the connection takes it into the state it loaded), and the ACK's
+//! NSCC event starts after it (no other NSCC event runs meanwhile). Every decision is the one the engine made
+//! with the ACK processed to its end; the gate requests and sent reports that arrive during the ~20 cycles of
+//! `on_ack` are answered meanwhile. (Before, each result was written by a command of its own, 3 cycles each, a
+//! read-modify-write of one RAM holding all of [`EngSt`].)
 //! A command never waits on an output the transmit path consumes only when idle: the snd_una advance of an ACK
-//! leaves through an output register, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
-//! starts only while the register is empty and the FIFO has room for a whole window's declarations
+//! leaves through a two-entry queue, and the declared PSNs through a FIFO of [`RTX_FIFO_LOG`] entries; feedback
+//! starts only while the queue's second entry is free and the FIFO has room for a whole window's declarations
 //! ([`RTX_ROOM`]), a timer command only with that room. Gate requests and sent reports, which the transmit path
 //! waits for, go on meanwhile (without this the transmit path deadlocked when an ACK arrived while a gate
 //! request was waiting).
@@ -107,8 +109,8 @@
 //!   answered with `skip`. Then [`GateUnit`] (window MR-REL-4, cwnd MR-CC-1 with MR-REL-45, pacing MR-CC-2),
 //!   the RNR hold for retransmissions, and, when allowed, the EV choice (MR-PATH-3; a retransmission avoids the
 //!   entry of its previous transmission, MR-REL-44, MR-PATH-10); an allowed retransmission clears the MR-REL-45
-//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM (the pacing time directly, in the gate's GEv). A new PSN of a
-//!   connection without a window slot ([`crate::rel::psn_state`]) passes only while a slot is free beyond the
+//!   flag. Once `now` has passed the pacing or RNR time, that time is disarmed in the RAM (the pacing time
+//!   directly, in the gate's GEv). A new PSN of a connection without a window slot ([`crate::rel::psn_state`]) passes only while a slot is free beyond the
 //!   one reserved for an allowed packet not yet reported sent; otherwise it is refused with `retry_at` 0 and
 //!   `stat_slot_wait` pulses (the model has no such limit: the one place the decisions can differ).
 //!
@@ -532,8 +534,11 @@ pub struct SenderEngine {
     pace_ram: SdpRam<PaceSt, 16>,
     /// What a command's write-back writes (`est`; the initial state in `Open`).
     wst: Signal<Local, EngSt>,
-    /// The command writes NSCC's fields back (feedback, timers, opens: the commands that may change them and
-    /// never run while a background `on_ack` is pending; not the ACK that leaves its `on_ack` to the background).
+    /// The command writes NSCC's fields back (feedback, timers, opens: the commands that may change them; not
+    /// the ACK that leaves its `on_ack` to the background). Timers and opens never run while a background
+    /// `on_ack` is pending, and an ACK that starts beside one takes its result into the state it loaded when
+    /// it is written during the ACK (see `bwin`), or writes before it (the result, written at a later
+    /// boundary, then replaces what the ACK wrote).
     cc_wr: DFF<Bit>,
     /// The held gate request was refused while its connection's background `on_ack` was pending: it waits for
     /// the result.
