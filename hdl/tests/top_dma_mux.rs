@@ -164,9 +164,10 @@ fn read_answers_go_back_to_their_requester_in_order() {
 /// (tag, beats, beats sent).
 type InFlight = VecDeque<(u16, u32, u32)>;
 
-/// Drives a write multiplexer for one cycle: each requester offers its next descriptor while it has fewer than
-/// `ahead` writes in flight, and the data of its oldest; the shell takes descriptors while it holds fewer than
-/// `ahead` and data of its oldest. Returns the writes whose last beat passed, by requester.
+/// A write multiplexer between two requesters and a shell. In each cycle ([`WriteBench::cycle`]) a requester
+/// offers its next descriptor while it has fewer than `ahead` writes in flight, and the data of its oldest; the
+/// shell takes descriptors while it holds fewer than `ahead`, and data of its oldest, which must be the data of
+/// the oldest granted write; done tags go back to their requester in order.
 struct WriteBench {
     m: DmaWriteMux<512, 64>,
     todo: [VecDeque<(u16, u32)>; 2],
