@@ -2534,6 +2534,15 @@ pub fn blocks() -> Vec<crate::blocks::BlockSpec> {
 #[cfg(test)]
 mod tests {
     use super::tidy_part_selects;
+    use super::{EngRest, EngSt, NsccState, PaceSt};
+    use rust_hdl::prelude::Synth;
+
+    /// `EngSt` is the engine's view of the three RAM words (`est_l` joins them, the write-back splits `est`
+    /// into them field by field): a field added to one side only would not be kept.
+    #[test]
+    fn the_three_ram_words_hold_every_field_of_the_engine_state() {
+        assert_eq!(EngSt::BITS, EngRest::BITS + NsccState::BITS + PaceSt::BITS);
+    }
 
     #[test]
     fn tidy_rewrites_only_literal_selects() {
